@@ -1,0 +1,46 @@
+"""dlarray: an N-dimensional array library that speaks DLPack completely.
+
+Arrays live in storage of one memory kind (host memory today), are exchanged
+zero-copy with any DLPack producer or consumer, and borrow other libraries'
+kernels for compute.
+
+Examples
+--------
+>>> import dlarray, numpy as np
+>>> a = np.arange(4, dtype=np.float32)
+>>> x = dlarray.from_dlpack(a)         # zero-copy import
+>>> b = np.from_dlpack(x)              # zero-copy export
+>>> b[0] = 42.0
+>>> float(a[0])
+42.0
+"""
+
+from dlarray import _core
+from dlarray._array import DLArray
+from dlarray._consumer import from_dlpack
+from dlarray._creation import asarray, empty, zeros
+from dlarray._device import Device, DLDeviceType
+from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
+from dlarray._views import permute_dims, reshape
+
+__version__ = "0.1.0"
+#: The DLPack version dlarray reads and writes.
+__dlpack_version__ = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
+
+# One module attribute per dtype, from the single dtype table.
+globals().update(DTYPES_BY_NAME)
+
+__all__ = [
+    "DLArray",
+    "DLDeviceType",
+    "DType",
+    "Device",
+    "asarray",
+    "dtypes",
+    "empty",
+    "from_dlpack",
+    "permute_dims",
+    "reshape",
+    "zeros",
+    *DTYPES_BY_NAME,
+]

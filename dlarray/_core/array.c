@@ -1,0 +1,435 @@
+/*
+ * array.c -- the array object's C half: its fields, views and copies.
+ *
+ * dlarray.DLArray is a Python subclass of ArrayBase.  The fields a DLPack
+ * exchange needs (pointer, device, dtype, shape, strides, owner) live here in
+ * C so that exporting and importing never touch Python attributes.
+ */
+#include "core.h"
+#include <string.h>
+
+PyTypeObject *dla_array_type = &DLAArrayBase_Type;
+
+int64_t
+dla_shape_product(int32_t ndim, const int64_t *shape)
+{
+    int64_t count = 1;
+    bool empty = false;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            PyErr_Format(PyExc_BufferError,
+                         "shape[%d] is %lld; DLPack shapes cannot be negative",
+                         (int)i, (long long)shape[i]);
+            return -1;
+        }
+        if (shape[i] == 0) {
+            empty = true;
+        }
+        else if (!empty && count > INT64_MAX / shape[i]) {
+            PyErr_SetString(PyExc_BufferError,
+                            "the number of elements in the shape overflows a "
+                            "64-bit integer; the tensor is malformed");
+            return -1;
+        }
+        else if (!empty) {
+            count *= shape[i];
+        }
+    }
+    return empty ? 0 : count;
+}
+
+int64_t
+dla_nbytes(int64_t count, DLDataType dtype, bool padded)
+{
+    int bits = dla_storage_bits(dtype, padded);
+    if (count > (INT64_MAX - 7) / bits) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the byte size of the tensor overflows a 64-bit "
+                        "integer; the tensor is malformed");
+        return -1;
+    }
+    return (count * bits + 7) / 8;
+}
+
+int64_t
+dla_array_size(const DLAArrayObject *a)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < a->ndim; i++) {
+        n *= a->shape[i]; /* checked for overflow when the array was made */
+    }
+    return n;
+}
+
+bool
+dla_array_is_c_contiguous(const DLAArrayObject *a)
+{
+    int64_t expected = 1;
+    for (int32_t i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] == 0) {
+            return true;
+        }
+        /* The stride of a length-1 axis is never used to address memory. */
+        if (a->shape[i] != 1 && a->strides[i] != expected) {
+            return false;
+        }
+        expected *= a->shape[i];
+    }
+    return true;
+}
+
+DLAArrayObject *
+dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device,
+              DLDataType dtype, int32_t ndim, const int64_t *shape,
+              const int64_t *strides, uint32_t flags)
+{
+    DLAArrayObject *a = (DLAArrayObject *)dla_array_type->tp_alloc(dla_array_type, 0);
+    if (a == NULL) {
+        return NULL;
+    }
+    if (ndim > DLA_INLINE_DIMS) {
+        a->shape = PyMem_Malloc(2 * (size_t)ndim * sizeof(int64_t));
+        if (a->shape == NULL) {
+            Py_DECREF(a);
+            return (DLAArrayObject *)PyErr_NoMemory();
+        }
+    }
+    else {
+        a->shape = a->inline_dims;
+    }
+    a->strides = a->shape + ndim;
+    a->ndim = ndim;
+    if (ndim > 0) {
+        memcpy(a->shape, shape, (size_t)ndim * sizeof(int64_t));
+    }
+    if (strides != NULL) {
+        if (ndim > 0) {
+            memcpy(a->strides, strides, (size_t)ndim * sizeof(int64_t));
+        }
+    }
+    else {
+        int64_t step = 1;
+        for (int32_t i = ndim - 1; i >= 0; i--) {
+            a->strides[i] = step;
+            step *= shape[i] > 0 ? shape[i] : 1;
+        }
+    }
+    a->data = data;
+    a->byte_offset = byte_offset;
+    a->device = device;
+    a->dtype = dtype;
+    a->flags = flags;
+    Py_XINCREF(owner);
+    a->owner = owner;
+    return a;
+}
+
+static PyObject *
+array_base_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyErr_Format(PyExc_TypeError,
+                 "%s objects cannot be constructed directly; make arrays with "
+                 "dlarray.asarray, dlarray.empty, dlarray.zeros or "
+                 "dlarray.from_dlpack",
+                 type->tp_name);
+    return NULL;
+}
+
+static int
+array_traverse(DLAArrayObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->owner);
+    return 0;
+}
+
+static int
+array_clear(DLAArrayObject *self)
+{
+    Py_CLEAR(self->owner);
+    return 0;
+}
+
+static void
+array_dealloc(DLAArrayObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    if (self->weakreflist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    if (self->shape != NULL && self->shape != self->inline_dims) {
+        PyMem_Free(self->shape);
+    }
+    Py_CLEAR(self->owner);
+    /* For instances of the Python subclass, subtype_dealloc drops the
+     * reference to the heap type after this returns. */
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---- attribute getters ---- */
+
+static PyObject *
+int64_tuple(int32_t n, const int64_t *values)
+{
+    PyObject *t = PyTuple_New(n);
+    if (t == NULL) {
+        return NULL;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (v == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
+static PyObject *
+get_shape(DLAArrayObject *self, void *c)
+{
+    return int64_tuple(self->ndim, self->shape);
+}
+
+static PyObject *
+get_strides(DLAArrayObject *self, void *c)
+{
+    return int64_tuple(self->ndim, self->strides);
+}
+
+static PyObject *
+get_ndim(DLAArrayObject *self, void *c)
+{
+    return PyLong_FromLong(self->ndim);
+}
+
+static PyObject *
+get_data(DLAArrayObject *self, void *c)
+{
+    return PyLong_FromVoidPtr(self->data);
+}
+
+static PyObject *
+get_byte_offset(DLAArrayObject *self, void *c)
+{
+    return PyLong_FromUnsignedLongLong(self->byte_offset);
+}
+
+static PyObject *
+get_dl_dtype(DLAArrayObject *self, void *c)
+{
+    return Py_BuildValue("(iii)", self->dtype.code, self->dtype.bits,
+                         self->dtype.lanes);
+}
+
+static PyObject *
+get_dl_device(DLAArrayObject *self, void *c)
+{
+    return Py_BuildValue("(ii)", (int)self->device.device_type,
+                         (int)self->device.device_id);
+}
+
+static PyObject *
+get_readonly(DLAArrayObject *self, void *c)
+{
+    return PyBool_FromLong(self->flags & DLA_FLAG_READONLY);
+}
+
+static PyObject *
+get_padded(DLAArrayObject *self, void *c)
+{
+    return PyBool_FromLong(self->flags & DLA_FLAG_PADDED);
+}
+
+static PyObject *
+get_owner(DLAArrayObject *self, void *c)
+{
+    return Py_NewRef(self->owner ? self->owner : Py_None);
+}
+
+static PyGetSetDef array_getset[] = {
+    {"shape", (getter)get_shape, NULL, "Length of each axis (a tuple).", NULL},
+    {"ndim", (getter)get_ndim, NULL, "Number of axes.", NULL},
+    {"_strides", (getter)get_strides, NULL,
+     "Step between elements along each axis, in elements.", NULL},
+    {"_data", (getter)get_data, NULL,
+     "Base address the memory's owner gave (add _byte_offset).", NULL},
+    {"_byte_offset", (getter)get_byte_offset, NULL,
+     "Bytes from _data to the first element.", NULL},
+    {"_dl_dtype", (getter)get_dl_dtype, NULL, "(code, bits, lanes).", NULL},
+    {"_dl_device", (getter)get_dl_device, NULL,
+     "(device_type, device_id), as __dlpack_device__ returns it.", NULL},
+    {"_readonly", (getter)get_readonly, NULL, "True if writes are refused.", NULL},
+    {"_padded", (getter)get_padded, NULL,
+     "True if sub-byte elements take a byte each.", NULL},
+    {"_owner", (getter)get_owner, NULL,
+     "The object keeping the memory alive.", NULL},
+    {NULL},
+};
+
+/* ---- methods ---- */
+
+/* Parse a tuple of n Python ints into out. */
+static int
+int64_array_from_tuple(PyObject *tup, Py_ssize_t n, int64_t *out, const char *what)
+{
+    if (!PyTuple_Check(tup) || PyTuple_GET_SIZE(tup) != n) {
+        PyErr_Format(PyExc_TypeError, "%s must be a tuple of %zd ints", what, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(tup, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* _view(shape, strides, byte_offset) -> a new array over the same memory.
+ * The Python side (dlarray._views) has already worked out that the view stays
+ * inside the parent's memory; this only builds it. */
+static PyObject *
+array_view(DLAArrayObject *self, PyObject *args)
+{
+    PyObject *shape_obj, *strides_obj;
+    unsigned long long byte_offset;
+    if (!PyArg_ParseTuple(args, "O!O!K:_view", &PyTuple_Type, &shape_obj,
+                          &PyTuple_Type, &strides_obj, &byte_offset)) {
+        return NULL;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
+    if (ndim > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "too many dimensions");
+        return NULL;
+    }
+    int64_t *dims = PyMem_Malloc((2 * (size_t)ndim + 1) * sizeof(int64_t));
+    if (dims == NULL) {
+        return PyErr_NoMemory();
+    }
+    PyObject *res = NULL;
+    if (int64_array_from_tuple(shape_obj, ndim, dims, "shape") == 0 &&
+        int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0) {
+        res = (PyObject *)dla_array_new(self->owner, self->data, byte_offset,
+                                        self->device, self->dtype, (int32_t)ndim,
+                                        dims, dims + ndim, self->flags);
+    }
+    PyMem_Free(dims);
+    return res;
+}
+
+/* Copy element bytes of src into dst, both strided, same shape.  Recursion
+ * depth is ndim; the innermost axis is a tight loop. */
+static void
+strided_copy(char *dst, const int64_t *dst_strides, const char *src,
+             const int64_t *src_strides, const int64_t *shape, int32_t ndim,
+             int64_t itemsize)
+{
+    if (ndim == 0) {
+        memcpy(dst, src, (size_t)itemsize);
+        return;
+    }
+    int64_t ds = dst_strides[0] * itemsize, ss = src_strides[0] * itemsize;
+    if (ndim == 1) {
+        if (ds == itemsize && ss == itemsize) {
+            memcpy(dst, src, (size_t)(shape[0] * itemsize));
+            return;
+        }
+        for (int64_t i = 0; i < shape[0]; i++) {
+            memcpy(dst + i * ds, src + i * ss, (size_t)itemsize);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < shape[0]; i++) {
+        strided_copy(dst + i * ds, dst_strides + 1, src + i * ss,
+                     src_strides + 1, shape + 1, ndim - 1, itemsize);
+    }
+}
+
+static char *
+first_element(const DLAArrayObject *a)
+{
+    return a->data + a->byte_offset;
+}
+
+/* _copy_from(src): copy src's elements into self (same shape, same storage
+ * width).  Host memory only: callers check the device. */
+static PyObject *
+array_copy_from(DLAArrayObject *self, PyObject *src_obj)
+{
+    if (!DLAArray_Check(src_obj)) {
+        PyErr_SetString(PyExc_TypeError, "_copy_from expects a DLArray");
+        return NULL;
+    }
+    DLAArrayObject *src = (DLAArrayObject *)src_obj;
+    if (self->flags & DLA_FLAG_READONLY) {
+        PyErr_SetString(PyExc_ValueError,
+                        "cannot copy into a read-only array; make a writable "
+                        "copy first");
+        return NULL;
+    }
+    int dst_bits = dla_storage_bits(self->dtype, self->flags & DLA_FLAG_PADDED);
+    int src_bits = dla_storage_bits(src->dtype, src->flags & DLA_FLAG_PADDED);
+    if (self->ndim != src->ndim ||
+        memcmp(self->shape, src->shape, (size_t)self->ndim * sizeof(int64_t)) != 0 ||
+        dst_bits != src_bits) {
+        PyErr_SetString(PyExc_ValueError,
+                        "_copy_from needs arrays of the same shape and element width");
+        return NULL;
+    }
+    int64_t n = dla_array_size(self);
+    if (n == 0) {
+        Py_RETURN_NONE;
+    }
+    if (dst_bits < 8) {
+        /* Packed sub-byte arrays are always C-contiguous (see _views.py) and
+         * start on a byte boundary, so a byte copy is exact. */
+        int64_t nbytes = dla_nbytes(n, self->dtype, false);
+        memcpy(first_element(self), first_element(src), (size_t)nbytes);
+        Py_RETURN_NONE;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    strided_copy(first_element(self), self->strides, first_element(src),
+                 src->strides, self->shape, self->ndim, dst_bits / 8);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+array_is_c_contiguous(DLAArrayObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(dla_array_is_c_contiguous(self));
+}
+
+static PyMethodDef array_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))dla_array_dlpack,
+     METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n"
+     "--\n\n"
+     "Export the array as a DLPack capsule (see dlarray.DLArray.__dlpack__)."},
+    {"__dlpack_device__", dla_array_dlpack_device, METH_NOARGS,
+     "__dlpack_device__()\n--\n\n"
+     "Return (device_type, device_id) of the array's memory."},
+    {"_view", (PyCFunction)array_view, METH_VARARGS,
+     "_view(shape, strides, byte_offset) -> array sharing this memory."},
+    {"_copy_from", (PyCFunction)array_copy_from, METH_O,
+     "_copy_from(src): copy src's elements into this host array."},
+    {"_is_c_contiguous", (PyCFunction)array_is_c_contiguous, METH_NOARGS,
+     "True if elements are laid out in C order without gaps."},
+    {NULL},
+};
+
+PyTypeObject DLAArrayBase_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "dlarray._core.ArrayBase",
+    .tp_doc = "The C half of dlarray.DLArray: memory, layout and DLPack export.",
+    .tp_basicsize = sizeof(DLAArrayObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_new = array_base_new,
+    .tp_dealloc = (destructor)array_dealloc,
+    .tp_traverse = (traverseproc)array_traverse,
+    .tp_clear = (inquiry)array_clear,
+    .tp_weaklistoffset = offsetof(DLAArrayObject, weakreflist),
+    .tp_methods = array_methods,
+    .tp_getset = array_getset,
+};

@@ -1,0 +1,123 @@
+/*
+ * core.h -- what the C files of dlarray._core share.
+ *
+ *   dtype_table.c  the one table of element types
+ *   host_buffer.c  256-byte aligned host allocations
+ *   array.c        the array object: fields, views, copies
+ *   export.c       the producer: __dlpack__, capsules, deleters
+ *   import.c       the consumer: taking a capsule apart
+ *   module.c       the module and its functions
+ */
+#ifndef DLARRAY_CORE_H
+#define DLARRAY_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdbool.h>
+#include "dlpack_abi.h"
+
+/* Interpreter shutdown check usable from any thread: the deleters use it to
+ * do nothing at all once the interpreter is going away. */
+#if PY_VERSION_HEX >= 0x030D0000
+#define DLA_FINALIZING() Py_IsFinalizing()
+#else
+#define DLA_FINALIZING() _Py_IsFinalizing()
+#endif
+
+/* ---- dtype_table.c ---- */
+typedef struct {
+    const char *name; /* the dtype's name in dlarray, e.g. "float8_e4m3fn" */
+    uint8_t code;     /* DLDataTypeCode */
+    uint8_t bits;     /* bits of one element; < 8 for the sub-byte types */
+    const char *kind; /* "bool", "signed integer", "unsigned integer",
+                         "real floating", "complex floating", or
+                         "extended floating" for types outside the Array API */
+} DLADTypeEntry;
+
+extern const DLADTypeEntry dla_dtype_table[];
+extern const Py_ssize_t dla_dtype_table_len;
+
+/* The entry for (code, bits, lanes), or NULL with BufferError set. */
+const DLADTypeEntry *dla_dtype_find(DLDataType dtype);
+PyObject *dla_dtype_table_as_tuple(void);
+
+/* Bits one element occupies in memory: padded sub-byte elements take a
+ * whole byte each, packed ones take exactly `bits`. */
+static inline int
+dla_storage_bits(DLDataType dtype, bool padded)
+{
+    if (dtype.bits < 8) {
+        return padded ? 8 : dtype.bits;
+    }
+    return dtype.bits;
+}
+
+/* ---- host_buffer.c ---- */
+#define DLA_HOST_ALIGNMENT 256
+typedef struct {
+    PyObject_HEAD
+    void *pointer;
+    Py_ssize_t nbytes;
+} DLAHostBufferObject;
+extern PyTypeObject DLAHostBuffer_Type;
+
+/* ---- array.c ---- */
+#define DLA_FLAG_READONLY 1u
+#define DLA_FLAG_PADDED 2u   /* sub-byte elements stored one per byte */
+#define DLA_INLINE_DIMS 4    /* shape+strides of up to 4-d arrays live inline */
+
+typedef struct {
+    PyObject_HEAD
+    char *data;             /* base pointer as the memory's owner gave it */
+    uint64_t byte_offset;   /* from data to the first element */
+    DLDevice device;
+    DLDataType dtype;
+    int32_t ndim;
+    uint32_t flags;         /* DLA_FLAG_* */
+    int64_t *shape;         /* ndim entries */
+    int64_t *strides;       /* ndim entries, in elements */
+    PyObject *owner;        /* keeps the memory alive: storage or import owner */
+    PyObject *weakreflist;
+    int64_t inline_dims[2 * DLA_INLINE_DIMS];
+} DLAArrayObject;
+
+extern PyTypeObject DLAArrayBase_Type;
+/* The Python subclass (dlarray.DLArray) that new arrays are made of. */
+extern PyTypeObject *dla_array_type;
+
+#define DLAArray_Check(op) PyObject_TypeCheck(op, &DLAArrayBase_Type)
+
+/* A new array of dla_array_type.  Copies shape and strides; strides NULL means
+ * C-contiguous.  Steals nothing; takes a new reference to owner. */
+DLAArrayObject *dla_array_new(PyObject *owner, void *data, uint64_t byte_offset,
+                              DLDevice device, DLDataType dtype, int32_t ndim,
+                              const int64_t *shape, const int64_t *strides,
+                              uint32_t flags);
+bool dla_array_is_c_contiguous(const DLAArrayObject *a);
+int64_t dla_array_size(const DLAArrayObject *a);
+
+/* Byte count of a C-contiguous block of `count` elements, or -1 with
+ * BufferError set when it does not fit in a signed 64-bit integer. */
+int64_t dla_nbytes(int64_t count, DLDataType dtype, bool padded);
+/* Product of a shape with overflow and sign checks (BufferError, -1). */
+int64_t dla_shape_product(int32_t ndim, const int64_t *shape);
+
+/* ---- export.c ---- */
+PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames);
+PyObject *dla_array_dlpack_device(PyObject *self, PyObject *unused);
+
+/* ---- import.c ---- */
+extern PyTypeObject DLAImportedTensor_Type;
+PyObject *dla_consume_capsule(PyObject *module, PyObject *capsule);
+
+/* ---- module.c ---- */
+/* Interned strings and constants created once at import. */
+typedef struct {
+    PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
+    PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
+    PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
+} DLAModuleState;
+extern DLAModuleState dla_state;
+
+#endif /* DLARRAY_CORE_H */

@@ -1,0 +1,410 @@
+/*
+ * export.c -- the producer: DLArray.__dlpack__ and __dlpack_device__.
+ *
+ * One export is one PyMem_Malloc block: the managed-tensor struct followed by
+ * shape[ndim] and strides[ndim].  Its manager_ctx is a strong reference to the
+ * exported array, so the memory lives until the consumer calls the deleter.
+ *
+ * Versioned ("dltensor_versioned") and legacy ("dltensor") exports share every
+ * step; they differ only in the struct at the head of the block, the deleter
+ * and the capsule names, which the CapsuleKind table below holds.
+ */
+#include "core.h"
+#include <string.h>
+
+#if PY_VERSION_HEX >= 0x030C0000
+#define DLA_SAVE_EXCEPTION(var) PyObject *var = PyErr_GetRaisedException()
+#define DLA_RESTORE_EXCEPTION(var) PyErr_SetRaisedException(var)
+#else
+#define DLA_SAVE_EXCEPTION(var) \
+    PyObject *var##_t, *var##_v, *var##_tb; \
+    PyErr_Fetch(&var##_t, &var##_v, &var##_tb)
+#define DLA_RESTORE_EXCEPTION(var) PyErr_Restore(var##_t, var##_v, var##_tb)
+#endif
+
+/* ---- deleters: called by the consumer, from any thread, at any time ---- */
+
+/* Both deleters free a block whose manager_ctx is a strong reference.  After
+ * interpreter shutdown there is no safe way to drop that reference, so they
+ * leak instead of crashing (the rule of DLPack's Python spec). */
+static void
+release_export(void *block, PyObject *manager_ctx)
+{
+    if (!Py_IsInitialized() || DLA_FINALIZING()) {
+        return;
+    }
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(manager_ctx);
+    PyMem_Free(block);
+    PyGILState_Release(gil);
+}
+
+static void
+versioned_deleter(DLManagedTensorVersioned *self)
+{
+    release_export(self, (PyObject *)self->manager_ctx);
+}
+
+static void
+legacy_deleter(DLManagedTensor *self)
+{
+    release_export(self, (PyObject *)self->manager_ctx);
+}
+
+/* ---- capsule destructors ---- */
+
+/* Runs when the capsule object dies.  A consumer renames the capsules it takes
+ * ("used_..."); only a capsule nobody took still owns its tensor.  This can run
+ * while an exception is propagating, so it must leave that exception alone. */
+static void
+destroy_capsule(PyObject *capsule, const char *name, bool versioned)
+{
+    if (!PyCapsule_IsValid(capsule, name)) {
+        return;
+    }
+    DLA_SAVE_EXCEPTION(in_flight);
+    void *ptr = PyCapsule_GetPointer(capsule, name);
+    if (ptr == NULL) {
+        PyErr_WriteUnraisable(capsule);
+    }
+    else if (versioned) {
+        DLManagedTensorVersioned *m = ptr;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+    else {
+        DLManagedTensor *m = ptr;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+    DLA_RESTORE_EXCEPTION(in_flight);
+}
+
+static void
+destroy_versioned_capsule(PyObject *capsule)
+{
+    destroy_capsule(capsule, "dltensor_versioned", true);
+}
+
+static void
+destroy_legacy_capsule(PyObject *capsule)
+{
+    destroy_capsule(capsule, "dltensor", false);
+}
+
+typedef struct {
+    const char *name;
+    size_t head_size; /* the managed struct at the start of the block */
+    PyCapsule_Destructor destructor;
+} CapsuleKind;
+
+static const CapsuleKind VERSIONED = {
+    "dltensor_versioned", sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
+static const CapsuleKind LEGACY = {
+    "dltensor", sizeof(DLManagedTensor), destroy_legacy_capsule};
+
+/* Devices whose data pointers are plain addresses.  For these the export
+ * folds byte_offset into data: several consumers (older PyTorch, cuda.core)
+ * ignore byte_offset and would read the wrong elements, and DLPack's own
+ * header says not to rely on data being aligned.  Opaque handles (OpenCL
+ * cl_mem, Vulkan, Metal buffers) cannot be offset, so they keep it. */
+static bool
+device_has_addresses(DLDeviceType type)
+{
+    switch (type) {
+    case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLCUDAManaged:
+    case kDLROCM: case kDLROCMHost: case kDLOneAPI:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void
+fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
+{
+    if (dla_array_size(a) == 0) {
+        /* The header: "if the tensor is of size zero, then the data pointer
+         * should be set to NULL". */
+        t->data = NULL;
+        t->byte_offset = 0;
+    }
+    else if (device_has_addresses(a->device.device_type)) {
+        t->data = a->data + a->byte_offset;
+        t->byte_offset = 0;
+    }
+    else {
+        t->data = a->data;
+        t->byte_offset = a->byte_offset;
+    }
+    t->device = a->device;
+    t->ndim = a->ndim;
+    t->dtype = a->dtype;
+    if (a->ndim > 0) {
+        memcpy(dims, a->shape, (size_t)a->ndim * sizeof(int64_t));
+        memcpy(dims + a->ndim, a->strides, (size_t)a->ndim * sizeof(int64_t));
+    }
+    /* Never NULL, even for 0-d arrays: some consumers dereference them. */
+    t->shape = dims;
+    t->strides = dims + a->ndim;
+}
+
+static PyObject *
+make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
+{
+    /* Both heads hold pointers and 64-bit fields, so they end 8-aligned and
+     * the int64 shape/strides can follow directly. */
+    char *block = PyMem_Malloc(kind->head_size + 2 * (size_t)a->ndim * sizeof(int64_t));
+    if (block == NULL) {
+        return PyErr_NoMemory();
+    }
+    int64_t *dims = (int64_t *)(block + kind->head_size);
+    if (kind == &VERSIONED) {
+        DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)block;
+        m->version.major = DLPACK_MAJOR_VERSION;
+        m->version.minor = DLPACK_MINOR_VERSION;
+        m->manager_ctx = a;
+        m->deleter = versioned_deleter;
+        m->flags = flags;
+        fill_dltensor(&m->dl_tensor, a, dims);
+    }
+    else {
+        DLManagedTensor *m = (DLManagedTensor *)block;
+        m->manager_ctx = a;
+        m->deleter = legacy_deleter;
+        fill_dltensor(&m->dl_tensor, a, dims);
+    }
+    PyObject *capsule = PyCapsule_New(block, kind->name, kind->destructor);
+    if (capsule == NULL) {
+        PyMem_Free(block);
+        return NULL;
+    }
+    /* Only now does the block own a reference: a failed capsule leaves
+     * nothing to undo but the free above. */
+    Py_INCREF(a);
+    return capsule;
+}
+
+/* ---- argument checks ---- */
+
+static int
+parse_device_pair(PyObject *obj, DLDevice *out)
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(obj, 0)) ||
+        !PyLong_Check(PyTuple_GET_ITEM(obj, 1))) {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__(dl_device=%R): dl_device must be None or a "
+                     "(device_type, device_id) tuple of two ints, as "
+                     "__dlpack_device__() returns",
+                     obj);
+        return -1;
+    }
+    long type = PyLong_AsLong(PyTuple_GET_ITEM(obj, 0));
+    long id = PyLong_AsLong(PyTuple_GET_ITEM(obj, 1));
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    if (type < INT32_MIN || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError,
+                     "__dlpack__(dl_device=%R): values out of the 32-bit range",
+                     obj);
+        return -1;
+    }
+    out->device_type = (DLDeviceType)type;
+    out->device_id = (int32_t)id;
+    return 0;
+}
+
+/* Returns 1 for versioned, 0 for legacy, -1 on error. */
+static int
+wants_versioned(PyObject *max_version)
+{
+    if (max_version == Py_None) {
+        return 0;
+    }
+    if (!PyTuple_Check(max_version) || PyTuple_GET_SIZE(max_version) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(max_version, 0)) ||
+        !PyLong_Check(PyTuple_GET_ITEM(max_version, 1))) {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__(max_version=%R): max_version must be None or "
+                     "a (major, minor) tuple of two ints",
+                     max_version);
+        return -1;
+    }
+    long major = PyLong_AsLong(PyTuple_GET_ITEM(max_version, 0));
+    if (major == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    /* A consumer that reads major 1 or newer gets our 1.3 tensor; it must
+     * check the version it receives, as the spec tells consumers to. */
+    return major >= 1;
+}
+
+/* CPU memory has no streams: None, or -1 ("do not synchronise", which
+ * PyTorch sends by default), are the only meaningful values. */
+static int
+check_stream(DLAArrayObject *self, PyObject *stream)
+{
+    if (stream == Py_None) {
+        return 0;
+    }
+    if (self->device.device_type != kDLCPU) {
+        /* Device kinds with streams validate and order work in Python. */
+        PyObject *r = PyObject_CallMethodOneArg((PyObject *)self,
+                                                dla_state.str_dlpack_stream, stream);
+        Py_XDECREF(r);
+        return r == NULL ? -1 : 0;
+    }
+    if (!PyLong_Check(stream) || PyBool_Check(stream)) {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__(stream=%R): stream must be None or an int",
+                     stream);
+        return -1;
+    }
+    long value = PyLong_AsLong(stream);
+    if (value == -1 && !PyErr_Occurred()) {
+        return 0;
+    }
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError,
+                 "__dlpack__(stream=%R) on a CPU array: CPU memory has no "
+                 "streams, so only None (or -1, 'do not synchronise') is "
+                 "accepted; pass stream=None",
+                 stream);
+    return -1;
+}
+
+/* ---- the two dunders ---- */
+
+PyObject *
+dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
+                 PyObject *kwnames)
+{
+    DLAArrayObject *self = (DLAArrayObject *)self_obj;
+    if (nargs != 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__() takes only keyword arguments (stream, "
+                     "max_version, dl_device, copy); %zd positional given",
+                     nargs);
+        return NULL;
+    }
+    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None,
+             *copy = Py_None;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        PyObject *value = args[i];
+        if (key == dla_state.kw_max_version || PyUnicode_Compare(key, dla_state.kw_max_version) == 0) {
+            max_version = value;
+        }
+        else if (key == dla_state.kw_stream || PyUnicode_Compare(key, dla_state.kw_stream) == 0) {
+            stream = value;
+        }
+        else if (key == dla_state.kw_dl_device || PyUnicode_Compare(key, dla_state.kw_dl_device) == 0) {
+            dl_device = value;
+        }
+        else if (key == dla_state.kw_copy || PyUnicode_Compare(key, dla_state.kw_copy) == 0) {
+            copy = value;
+        }
+        else {
+            PyErr_Format(PyExc_TypeError,
+                         "__dlpack__() got an unexpected keyword argument %R; "
+                         "it accepts stream, max_version, dl_device and copy",
+                         key);
+            return NULL;
+        }
+    }
+
+    int versioned = wants_versioned(max_version);
+    if (versioned < 0) {
+        return NULL;
+    }
+    if (copy != Py_None && copy != Py_True && copy != Py_False) {
+        PyErr_Format(PyExc_TypeError,
+                     "__dlpack__(copy=%R): copy must be None, True or False",
+                     copy);
+        return NULL;
+    }
+    DLDevice target = self->device;
+    if (dl_device != Py_None && parse_device_pair(dl_device, &target) < 0) {
+        return NULL;
+    }
+    if (check_stream(self, stream) < 0) {
+        return NULL;
+    }
+
+    bool other_device = target.device_type != self->device.device_type ||
+                        target.device_id != self->device.device_id;
+    DLAArrayObject *source = self;
+    PyObject *copied = NULL;
+    uint64_t flags = 0;
+    if (other_device || copy == Py_True) {
+        if (copy == Py_False) {
+            PyErr_Format(PyExc_BufferError,
+                         "__dlpack__(dl_device=(%d, %d), copy=False): the array "
+                         "lives on device (%d, %d) and exporting it there needs "
+                         "a copy; pass copy=None or copy=True to allow one",
+                         (int)target.device_type, (int)target.device_id,
+                         (int)self->device.device_type, (int)self->device.device_id);
+            return NULL;
+        }
+        /* Copies are rare and device-specific: the Python side makes them. */
+        PyObject *target_pair = Py_BuildValue("(ii)", (int)target.device_type,
+                                              (int)target.device_id);
+        if (target_pair == NULL) {
+            return NULL;
+        }
+        copied = PyObject_CallMethodOneArg(self_obj, dla_state.str_dlpack_copy,
+                                           target_pair);
+        Py_DECREF(target_pair);
+        if (copied == NULL) {
+            return NULL;
+        }
+        if (!DLAArray_Check(copied)) {
+            Py_DECREF(copied);
+            PyErr_SetString(PyExc_TypeError, "_dlpack_copy must return a DLArray");
+            return NULL;
+        }
+        source = (DLAArrayObject *)copied;
+        flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
+    }
+
+    PyObject *capsule = NULL;
+    if (source->flags & DLA_FLAG_READONLY) {
+        flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+    }
+    if (source->flags & DLA_FLAG_PADDED) {
+        flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    }
+    if (!versioned && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
+        PyErr_SetString(PyExc_BufferError,
+                        "__dlpack__(max_version=None) on a read-only array: a "
+                        "legacy 'dltensor' capsule cannot mark memory "
+                        "read-only, so exporting would let the consumer write "
+                        "to it. Pass max_version=(1, 0) or newer, or copy=True "
+                        "for a writable copy");
+    }
+    else if (!versioned && (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)) {
+        PyErr_SetString(PyExc_BufferError,
+                        "__dlpack__(max_version=None) on a padded sub-byte "
+                        "array: a legacy 'dltensor' capsule cannot carry the "
+                        "IS_SUBBYTE_TYPE_PADDED flag, so the consumer would "
+                        "read it as packed. Pass max_version=(1, 1) or newer");
+    }
+    else {
+        capsule = make_capsule(source, versioned ? &VERSIONED : &LEGACY, flags);
+    }
+    Py_XDECREF(copied);
+    return capsule;
+}
+
+PyObject *
+dla_array_dlpack_device(PyObject *self_obj, PyObject *unused)
+{
+    DLAArrayObject *self = (DLAArrayObject *)self_obj;
+    return Py_BuildValue("(ii)", (int)self->device.device_type,
+                         (int)self->device.device_id);
+}

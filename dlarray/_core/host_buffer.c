@@ -1,0 +1,111 @@
+/*
+ * host_buffer.c -- host memory aligned to 256 bytes.
+ *
+ * DLPack asks for data pointers aligned to 256 bytes (what cudaMalloc gives)
+ * so that consumers may use vector loads; every allocation dlarray makes on
+ * the host honours that, including zero-byte ones, which still get a real
+ * block so that `pointer` is never NULL for a live buffer.
+ */
+#include "core.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void *
+aligned_host_alloc(size_t nbytes)
+{
+#ifdef _WIN32
+    return _aligned_malloc(nbytes ? nbytes : 1, DLA_HOST_ALIGNMENT);
+#else
+    void *p = NULL;
+    if (posix_memalign(&p, DLA_HOST_ALIGNMENT, nbytes ? nbytes : 1) != 0) {
+        return NULL;
+    }
+    return p;
+#endif
+}
+
+static void
+aligned_host_free(void *p)
+{
+#ifdef _WIN32
+    _aligned_free(p);
+#else
+    free(p);
+#endif
+}
+
+static PyObject *
+host_buffer_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"nbytes", "zero", NULL};
+    Py_ssize_t nbytes;
+    int zero = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n|$p:HostBuffer", kwlist,
+                                     &nbytes, &zero)) {
+        return NULL;
+    }
+    if (nbytes < 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "HostBuffer(nbytes=%zd): a size cannot be negative",
+                     nbytes);
+        return NULL;
+    }
+    DLAHostBufferObject *self = (DLAHostBufferObject *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->pointer = aligned_host_alloc((size_t)nbytes);
+    if (self->pointer == NULL) {
+        Py_DECREF(self);
+        return PyErr_Format(PyExc_MemoryError,
+                            "could not allocate %zd bytes of host memory",
+                            nbytes);
+    }
+    if (zero) {
+        memset(self->pointer, 0, (size_t)nbytes);
+    }
+    self->nbytes = nbytes;
+    return (PyObject *)self;
+}
+
+static void
+host_buffer_dealloc(DLAHostBufferObject *self)
+{
+    if (self->pointer != NULL) {
+        aligned_host_free(self->pointer);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+host_buffer_get_pointer(DLAHostBufferObject *self, void *closure)
+{
+    return PyLong_FromVoidPtr(self->pointer);
+}
+
+static PyObject *
+host_buffer_get_nbytes(DLAHostBufferObject *self, void *closure)
+{
+    return PyLong_FromSsize_t(self->nbytes);
+}
+
+static PyGetSetDef host_buffer_getset[] = {
+    {"pointer", (getter)host_buffer_get_pointer, NULL,
+     "Address of the first byte (an int), aligned to 256 bytes.", NULL},
+    {"nbytes", (getter)host_buffer_get_nbytes, NULL,
+     "Size of the allocation in bytes.", NULL},
+    {NULL},
+};
+
+PyTypeObject DLAHostBuffer_Type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "dlarray._core.HostBuffer",
+    .tp_doc = "HostBuffer(nbytes, *, zero=False)\n--\n\n"
+              "A block of host memory aligned to 256 bytes, freed when the "
+              "object dies.",
+    .tp_basicsize = sizeof(DLAHostBufferObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_new = host_buffer_new,
+    .tp_dealloc = (destructor)host_buffer_dealloc,
+    .tp_getset = host_buffer_getset,
+};

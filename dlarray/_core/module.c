@@ -1,0 +1,153 @@
+/*
+ * module.c -- dlarray._core: types, functions and constants.
+ */
+#include "core.h"
+
+DLAModuleState dla_state;
+
+/* register_array_type(cls): arrays made in C are instances of cls, the
+ * Python subclass dlarray.DLArray that adds the user-facing methods. */
+static PyObject *
+register_array_type(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &DLAArrayBase_Type)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_array_type expects a subclass of ArrayBase");
+        return NULL;
+    }
+    Py_INCREF(cls);
+    if (dla_array_type != &DLAArrayBase_Type) {
+        Py_DECREF(dla_array_type);
+    }
+    dla_array_type = (PyTypeObject *)cls;
+    Py_RETURN_NONE;
+}
+
+/* new_array(owner, data, byte_offset, shape, strides, dtype, device, flags)
+ * -- wrap memory the caller has already allocated and checked. */
+static PyObject *
+new_array(PyObject *module, PyObject *args)
+{
+    PyObject *owner, *data_obj, *shape_obj, *strides_obj;
+    unsigned long long byte_offset;
+    int code, bits, lanes, dev_type, dev_id;
+    unsigned int flags;
+    if (!PyArg_ParseTuple(args, "OOKO!O(iii)(ii)I:new_array", &owner, &data_obj,
+                          &byte_offset, &PyTuple_Type, &shape_obj, &strides_obj,
+                          &code, &bits, &lanes, &dev_type, &dev_id, &flags)) {
+        return NULL;
+    }
+    void *data = PyLong_AsVoidPtr(data_obj);
+    if (data == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
+    DLDataType dtype = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+    if (dla_dtype_find(dtype) == NULL) {
+        return NULL;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
+    if (strides_obj != Py_None &&
+        (!PyTuple_Check(strides_obj) || PyTuple_GET_SIZE(strides_obj) != ndim)) {
+        PyErr_SetString(PyExc_TypeError, "strides must be None or a tuple as long as shape");
+        return NULL;
+    }
+    int64_t *dims = PyMem_Malloc((2 * (size_t)ndim + 1) * sizeof(int64_t));
+    if (dims == NULL) {
+        return PyErr_NoMemory();
+    }
+    PyObject *res = NULL;
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        dims[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape_obj, i));
+        if (strides_obj != Py_None) {
+            dims[ndim + i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides_obj, i));
+        }
+    }
+    if (!PyErr_Occurred() && dla_shape_product((int32_t)ndim, dims) >= 0) {
+        DLDevice device = {(DLDeviceType)dev_type, dev_id};
+        res = (PyObject *)dla_array_new(owner, data, byte_offset, device, dtype,
+                                        (int32_t)ndim, dims,
+                                        strides_obj == Py_None ? NULL : dims + ndim,
+                                        flags);
+    }
+    PyMem_Free(dims);
+    return res;
+}
+
+static PyObject *
+dtype_table(PyObject *module, PyObject *unused)
+{
+    return dla_dtype_table_as_tuple();
+}
+
+static PyMethodDef module_methods[] = {
+    {"consume", dla_consume_capsule, METH_O,
+     "consume(capsule) -> DLArray\n\n"
+     "Import a 'dltensor' or 'dltensor_versioned' capsule zero-copy and mark "
+     "it used."},
+    {"new_array", new_array, METH_VARARGS,
+     "new_array(owner, data, byte_offset, shape, strides, dtype, device, "
+     "flags) -> DLArray"},
+    {"register_array_type", register_array_type, METH_O,
+     "register_array_type(cls): the class of arrays made in C."},
+    {"dtype_table", dtype_table, METH_NOARGS,
+     "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
+    {NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "dlarray._core",
+    .m_doc = "The C core of dlarray: DLPack ABI, capsules, array memory.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static int
+add_int(PyObject *m, const char *name, long long value)
+{
+    PyObject *v = PyLong_FromLongLong(value);
+    if (v == NULL || PyModule_AddObject(m, name, v) < 0) {
+        Py_XDECREF(v);
+        return -1;
+    }
+    return 0;
+}
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    if (PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
+        PyType_Ready(&DLAImportedTensor_Type) < 0) {
+        return NULL;
+    }
+    dla_state.str_dlpack_copy = PyUnicode_InternFromString("_dlpack_copy");
+    dla_state.str_dlpack_stream = PyUnicode_InternFromString("_dlpack_check_stream");
+    dla_state.kw_stream = PyUnicode_InternFromString("stream");
+    dla_state.kw_max_version = PyUnicode_InternFromString("max_version");
+    dla_state.kw_dl_device = PyUnicode_InternFromString("dl_device");
+    dla_state.kw_copy = PyUnicode_InternFromString("copy");
+    if (!dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
+        !dla_state.kw_stream || !dla_state.kw_max_version ||
+        !dla_state.kw_dl_device || !dla_state.kw_copy) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&core_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddType(m, &DLAArrayBase_Type) < 0 ||
+        PyModule_AddType(m, &DLAHostBuffer_Type) < 0 ||
+        PyModule_AddType(m, &DLAImportedTensor_Type) < 0 ||
+        add_int(m, "DLPACK_MAJOR_VERSION", DLPACK_MAJOR_VERSION) < 0 ||
+        add_int(m, "DLPACK_MINOR_VERSION", DLPACK_MINOR_VERSION) < 0 ||
+        add_int(m, "FLAG_READ_ONLY", DLPACK_FLAG_BITMASK_READ_ONLY) < 0 ||
+        add_int(m, "FLAG_IS_COPIED", DLPACK_FLAG_BITMASK_IS_COPIED) < 0 ||
+        add_int(m, "FLAG_IS_SUBBYTE_TYPE_PADDED", DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) < 0 ||
+        add_int(m, "ARRAY_READONLY", DLA_FLAG_READONLY) < 0 ||
+        add_int(m, "ARRAY_PADDED", DLA_FLAG_PADDED) < 0 ||
+        add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,175 @@
+"""Creating arrays: empty, zeros, asarray, and host copies.
+
+This is the small creation surface the core needs; the full Array API
+creation chapter builds on it.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from dlarray import _core
+from dlarray._array import DLArray
+from dlarray._device import CPU, Device, DLDeviceType, as_device
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
+from dlarray._storage import HostStorage
+
+DEFAULT_FLOAT = DTYPES_BY_NAME["float64"]
+
+
+def _as_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, tuple | list):
+        dims = shape
+    else:
+        dims = (shape,)
+    try:
+        result = tuple(operator.index(d) for d in dims)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+    if any(d < 0 for d in result):
+        raise ValueError(f"shape {result} has a negative extent")
+    return result
+
+
+def _check_allocatable(device: Device | None) -> None:
+    if device is not None and device != CPU:
+        raise ValueError(
+            f"dlarray cannot allocate memory on {device} in this installation; "
+            f"it allocates host memory (device='cpu') only"
+        )
+
+
+def _host_array(shape: tuple[int, ...], dtype: DType, *, zero: bool, padded: bool) -> DLArray:
+    count = 1
+    for d in shape:
+        count *= d
+    padded = padded and dtype.is_subbyte
+    bits = 8 if padded else dtype.bits
+    nbytes = (count * bits + 7) // 8
+    storage = HostStorage(nbytes, zero=zero)
+    flags = _core.ARRAY_PADDED if padded else 0
+    return _core.new_array(storage, storage.pointer, 0, shape, None, dtype.dlpack, CPU.dlpack, flags)
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
+    """A new array with uninitialised contents.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : DType, optional
+        Default ``float64``.
+    device : Device or str, optional
+        Only the host (``"cpu"``) for now.
+    padded : bool, optional
+        For sub-byte dtypes, store one element per byte instead of packing.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.empty((2, 3), dtype=dlarray.int8).shape
+    (2, 3)
+    """
+    _check_allocatable(None if device is None else as_device(device))
+    return _host_array(_as_shape(shape), DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+                       zero=False, padded=padded)
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
+    """A new array filled with zero bytes (the value 0 for every standard dtype).
+
+    Examples
+    --------
+    >>> import dlarray, numpy as np
+    >>> np.from_dlpack(dlarray.zeros(3)).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    _check_allocatable(None if device is None else as_device(device))
+    return _host_array(_as_shape(shape), DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+                       zero=True, padded=padded)
+
+
+def copy_to_host(x: DLArray) -> DLArray:
+    """A new, writable, C-contiguous host array with the elements of ``x``."""
+    if x._dl_device[0] != int(DLDeviceType.kDLCPU):
+        raise BufferError(f"dlarray cannot copy memory from {x.device} in this installation")
+    out = _host_array(x.shape, x.dtype, zero=False, padded=x._padded)
+    out._copy_from(x)
+    return out
+
+
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
+            copy: bool | None = None) -> DLArray:
+    """Make a DLArray from a DLArray, a DLPack producer, a buffer, or Python data.
+
+    Parameters
+    ----------
+    obj
+        A DLArray; any object with ``__dlpack__`` (imported zero-copy); an
+        object with the buffer protocol (``bytes``, ``array.array``,
+        ``memoryview``; shared zero-copy); or a Python scalar or nested
+        sequence (always copied).
+    dtype : DType, optional
+        Convert to this dtype (a copy when it differs).  Python data defaults
+        to ``bool``, ``int64``, ``float64`` or ``complex128``.
+    device : Device or str, optional
+    copy : bool or None
+        ``True`` always copies; ``False`` never does and raises ``ValueError``
+        when a copy would be needed; ``None`` copies only when needed.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.asarray([1.5, 2]).dtype
+    dlarray.float64
+    >>> x = dlarray.asarray(b"abc")
+    >>> x.dtype, x.readonly
+    (dlarray.uint8, True)
+    """
+    from dlarray._consumer import from_dlpack
+    from dlarray._engine import numpy_engine
+
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"asarray(copy={copy!r}): copy must be None, True or False")
+    want_dtype = None if dtype is None else as_dtype(dtype)
+    target = None if device is None else as_device(device)
+    _check_allocatable(target)
+
+    copied = False
+    if isinstance(obj, DLArray):
+        x = obj
+    elif hasattr(type(obj), "__dlpack__"):
+        x = from_dlpack(obj, device=target, copy=copy)
+        copied = copy is True
+    else:
+        try:
+            view = memoryview(obj)
+        except TypeError:
+            if copy is False:
+                raise ValueError(
+                    f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
+                    f"making an array of it always copies; pass copy=None"
+                ) from None
+            return numpy_engine.from_python(obj, want_dtype)
+        import numpy as np
+
+        x = numpy_engine.from_numpy(np.asarray(view))
+
+    if want_dtype is not None and want_dtype is not x.dtype:
+        if copy is False:
+            raise ValueError(
+                f"asarray(dtype={want_dtype!r}, copy=False): the data is {x.dtype!r} and "
+                f"converting it needs a copy; pass copy=None"
+            )
+        return numpy_engine.cast(x, want_dtype)
+    if target is not None and target != x.device:
+        if copy is False:
+            raise ValueError(
+                f"asarray(device={target!r}, copy=False): the data is on {x.device} and "
+                f"moving it needs a copy; pass copy=None"
+            )
+        return copy_to_host(x)
+    if copy is True and not copied:
+        return copy_to_host(x)
+    return x

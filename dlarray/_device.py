@@ -1,0 +1,147 @@
+"""Devices: where an array's memory lives.
+
+A :class:`Device` is a memory kind plus an index, named the Array API way
+(``Device("cpu")``, ``Device("cuda", 1)``).  Each kind corresponds to one
+DLPack ``DLDeviceType``; the table ``_KINDS`` is the only place that pairs
+them.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Final
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's ``DLDeviceType`` values (DLPack 1.3)."""
+
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLCUDAHost = 3
+    kDLOpenCL = 4
+    kDLVulkan = 7
+    kDLMetal = 8
+    kDLVPI = 9
+    kDLROCM = 10
+    kDLROCMHost = 11
+    kDLExtDev = 12
+    kDLCUDAManaged = 13
+    kDLOneAPI = 14
+    kDLWebGPU = 15
+    kDLHexagon = 16
+    kDLMAIA = 17
+    kDLTrn = 18
+
+
+# kind name -> DLDeviceType.  "cpu" is memory dlarray allocates itself; the
+# other kinds are named for the allocator behind them.
+_KINDS: Final[dict[str, DLDeviceType]] = {
+    "cpu": DLDeviceType.kDLCPU,
+    "cuda": DLDeviceType.kDLCUDA,
+    "cuda_host": DLDeviceType.kDLCUDAHost,
+    "cuda_managed": DLDeviceType.kDLCUDAManaged,
+    "opencl": DLDeviceType.kDLOpenCL,
+    "vulkan": DLDeviceType.kDLVulkan,
+    "metal": DLDeviceType.kDLMetal,
+    "vpi": DLDeviceType.kDLVPI,
+    "rocm": DLDeviceType.kDLROCM,
+    "rocm_host": DLDeviceType.kDLROCMHost,
+    "ext_dev": DLDeviceType.kDLExtDev,
+    "oneapi": DLDeviceType.kDLOneAPI,
+    "webgpu": DLDeviceType.kDLWebGPU,
+    "hexagon": DLDeviceType.kDLHexagon,
+    "maia": DLDeviceType.kDLMAIA,
+    "trn": DLDeviceType.kDLTrn,
+}
+_NAMES: Final[dict[int, str]] = {int(t): name for name, t in _KINDS.items()}
+
+
+class Device:
+    """A memory kind and an index.
+
+    Parameters
+    ----------
+    kind : str
+        ``"cpu"``, ``"cuda"``, ``"cuda_host"``, ``"cuda_managed"``,
+        ``"oneapi"``, or another DLPack device kind.
+    index : int, optional
+        Device ordinal; 0 for host memory.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.Device("cpu")
+    Device('cpu', 0)
+    >>> dlarray.Device("cuda", 1).dlpack
+    (2, 1)
+    """
+
+    __slots__ = ("_index", "_kind")
+
+    def __init__(self, kind: str, index: int = 0) -> None:
+        if not isinstance(kind, str):
+            raise TypeError(f"Device kind must be a str such as 'cpu', got {kind!r}")
+        if kind not in _KINDS:
+            raise ValueError(f"unknown device kind {kind!r}; known kinds: {', '.join(_KINDS)}")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise TypeError(f"Device index must be an int, got {index!r}")
+        if index < 0:
+            raise ValueError(f"Device index must be >= 0, got {index}")
+        self._kind = kind
+        self._index = index
+
+    @classmethod
+    def from_dlpack(cls, pair: tuple[int, int]) -> Device:
+        """The device for a ``(device_type, device_id)`` pair."""
+        device_type, device_id = pair
+        try:
+            return cls(_NAMES[device_type], device_id)
+        except KeyError:
+            raise BufferError(f"unknown DLPack device type {device_type}") from None
+
+    @property
+    def kind(self) -> str:
+        """The memory kind, e.g. ``"cpu"``."""
+        return self._kind
+
+    @property
+    def index(self) -> int:
+        """The device ordinal."""
+        return self._index
+
+    @property
+    def dlpack(self) -> tuple[int, int]:
+        """``(device_type, device_id)`` as ``__dlpack_device__`` returns it."""
+        return (int(_KINDS[self._kind]), self._index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Device):
+            return NotImplemented
+        return self._kind == other._kind and self._index == other._index
+
+    def __hash__(self) -> int:
+        return hash((self._kind, self._index))
+
+    def __repr__(self) -> str:
+        return f"Device({self._kind!r}, {self._index})"
+
+
+CPU: Final = Device("cpu", 0)
+
+
+def as_device(device: object) -> Device:
+    """Accept a :class:`Device`, a kind name, or a DLPack pair."""
+    if isinstance(device, Device):
+        return device
+    if isinstance(device, str):
+        return Device(device)
+    if (
+        isinstance(device, tuple)
+        and len(device) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in device)
+    ):
+        return Device.from_dlpack(device)
+    raise TypeError(
+        f"expected a dlarray.Device, a device kind such as 'cpu', or a "
+        f"(device_type, device_id) pair, got {device!r}"
+    )

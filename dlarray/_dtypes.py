@@ -1,0 +1,120 @@
+"""Element types, built from the C core's single dtype table.
+
+Every dtype dlarray knows is one row of ``dtype_table.c``: its name, DLPack
+type code and bit width.  This module turns each row into a :class:`DType`
+object and indexes them both ways, so the mapping ``(code, bits, lanes) <->
+dtype`` exists once and no code ladders over type codes.
+"""
+
+from __future__ import annotations
+
+from dlarray import _core
+
+
+class DType:
+    """An element type.
+
+    Parameters are not passed by users: every dtype is a module constant such
+    as ``dlarray.float32`` or ``dlarray.float4_e2m1fn``.
+
+    Attributes
+    ----------
+    name : str
+        The dtype's name, e.g. ``"bfloat16"``.
+    code, bits, lanes : int
+        The DLPack ``DLDataType`` fields (``lanes`` is always 1).
+    kind : str
+        ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"real floating"``, ``"complex floating"``, or ``"extended floating"``
+        for bfloat16 and the fp8/fp6/fp4 formats, which the Array API does
+        not define.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.float32.code, dlarray.float32.bits
+    (2, 32)
+    >>> dlarray.float4_e2m1fn.is_subbyte
+    True
+    """
+
+    __slots__ = ("bits", "code", "kind", "lanes", "name")
+
+    name: str
+    code: int
+    bits: int
+    lanes: int
+    kind: str
+
+    def __init__(self, name: str, code: int, bits: int, kind: str) -> None:
+        self.name = name
+        self.code = code
+        self.bits = bits
+        self.lanes = 1
+        self.kind = kind
+
+    @property
+    def is_subbyte(self) -> bool:
+        """True for types narrower than a byte (fp6, fp4)."""
+        return self.bits < 8
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element; sub-byte types report 1 (their padded size)."""
+        return max(1, self.bits // 8)
+
+    @property
+    def dlpack(self) -> tuple[int, int, int]:
+        """The ``(code, bits, lanes)`` triple of DLPack's ``DLDataType``."""
+        return (self.code, self.bits, self.lanes)
+
+    def __repr__(self) -> str:
+        return f"dlarray.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name  # dtypes are singletons: pickle by module attribute
+
+
+def _build_table() -> tuple[dict[str, DType], dict[tuple[int, int, int], DType]]:
+    by_name: dict[str, DType] = {}
+    by_dlpack: dict[tuple[int, int, int], DType] = {}
+    for name, code, bits, kind in _core.dtype_table():
+        dtype = DType(name, code, bits, kind)
+        by_name[name] = dtype
+        by_dlpack[dtype.dlpack] = dtype
+    return by_name, by_dlpack
+
+
+DTYPES_BY_NAME, DTYPES_BY_DLPACK = _build_table()
+
+
+def dtype_from_dlpack(triple: tuple[int, int, int]) -> DType:
+    """The dtype for a DLPack ``(code, bits, lanes)`` triple."""
+    try:
+        return DTYPES_BY_DLPACK[triple]
+    except KeyError:
+        raise BufferError(f"no dlarray dtype for DLPack (code, bits, lanes) = {triple}") from None
+
+
+def as_dtype(dtype: object) -> DType:
+    """Accept a :class:`DType` or a dtype name; raise ``TypeError`` otherwise."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str) and dtype in DTYPES_BY_NAME:
+        return DTYPES_BY_NAME[dtype]
+    raise TypeError(
+        f"expected a dlarray dtype (e.g. dlarray.float32) or its name, got {dtype!r}; "
+        f"known dtypes: {', '.join(DTYPES_BY_NAME)}"
+    )
+
+
+def dtypes() -> tuple[DType, ...]:
+    """All dtypes dlarray knows, in table order.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> len(dlarray.dtypes())
+    26
+    """
+    return tuple(DTYPES_BY_NAME.values())

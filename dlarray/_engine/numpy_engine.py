@@ -1,0 +1,131 @@
+"""NumPy as the engine for host memory.
+
+``to_numpy`` views a DLArray as an ``ndarray`` and ``from_numpy`` views an
+``ndarray`` as a DLArray, both zero-copy through DLPack.  NumPy's DLPack code
+knows only its own dtypes, so bfloat16 and the fp8/fp6/fp4 formats travel as
+unsigned integers of the same width and are re-labelled on the other side
+(as ``ml_dtypes`` types in NumPy, as the real dtype in dlarray).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from dlarray._array import DLArray, retag
+from dlarray._device import DLDeviceType
+from dlarray._dtypes import DTYPES_BY_NAME, DType
+
+# Memory NumPy can read directly.
+_HOST_DEVICE_TYPES = frozenset({int(DLDeviceType.kDLCPU)})
+_NUMPY_NATIVE = frozenset(
+    name for name, d in DTYPES_BY_NAME.items() if d.kind != "extended floating"
+)
+
+
+def _ml_dtypes() -> ModuleType:
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(
+            "bfloat16 and the fp8/fp6/fp4 dtypes need the ml_dtypes package for NumPy "
+            "to hold them; pip install ml_dtypes"
+        ) from None
+    return ml_dtypes
+
+
+def _bits_dtype(width: int) -> DType:
+    return DTYPES_BY_NAME[f"uint{width}"]
+
+
+def can_view(x: DLArray) -> bool:
+    """True if :func:`to_numpy` can view ``x`` without raising."""
+    if x._dl_device[0] not in _HOST_DEVICE_TYPES:
+        return False
+    name = x.dtype.name
+    if name in _NUMPY_NATIVE:
+        return True
+    if x.dtype.is_subbyte and not x._padded:
+        return False
+    try:
+        _ml_dtypes()
+    except TypeError:
+        return False
+    return True
+
+
+def to_numpy(x: DLArray) -> Any:
+    """A zero-copy ``ndarray`` view of a host DLArray."""
+    if x._dl_device[0] not in _HOST_DEVICE_TYPES:
+        raise BufferError(
+            f"NumPy can compute only on host memory, and this array lives on {x.device}; "
+            f"copy it first with x.to_device('cpu') or dlarray.asarray(x, device='cpu')"
+        )
+    dtype = x.dtype
+    if dtype.name in _NUMPY_NATIVE:
+        return np.from_dlpack(x)
+    if dtype.is_subbyte and not x._padded:
+        raise TypeError(
+            f"a packed {dtype.name} array has no per-element bytes for NumPy to view; "
+            f"use dlarray.subbyte.to_codes(x) or dlarray.subbyte.pad(x) first"
+        )
+    ml_dtype = getattr(_ml_dtypes(), dtype.name)
+    width = 8 if dtype.is_subbyte else dtype.bits
+    return np.from_dlpack(retag(x, _bits_dtype(width), padded=False)).view(ml_dtype)
+
+
+def from_numpy(a: Any) -> DLArray:
+    """A zero-copy DLArray view of an ``ndarray`` (ml_dtypes arrays included)."""
+    from dlarray._consumer import from_dlpack
+
+    name = a.dtype.name
+    if name in _NUMPY_NATIVE or name not in DTYPES_BY_NAME:
+        return from_dlpack(a)
+    dtype = DTYPES_BY_NAME[name]
+    bits = from_dlpack(a.view(f"u{a.dtype.itemsize}"))
+    return retag(bits, dtype, padded=dtype.is_subbyte)
+
+
+def numpy_dtype(dtype: DType) -> Any:
+    """The NumPy dtype holding ``dtype`` (padded for sub-byte types)."""
+    if dtype.name in _NUMPY_NATIVE:
+        return np.dtype(dtype.name)
+    return np.dtype(getattr(_ml_dtypes(), dtype.name))
+
+
+# The Array API's default dtype per Python kind, for asarray of Python data.
+_DEFAULTS = {"b": "bool", "i": "int64", "u": "int64", "f": "float64", "c": "complex128"}
+
+
+def from_python(obj: Any, dtype: DType | None) -> DLArray:
+    """A new host array holding a Python scalar or nested sequence."""
+    from dlarray._creation import empty
+
+    if dtype is None:
+        parsed = np.asarray(obj)
+        if parsed.dtype.kind not in _DEFAULTS:
+            raise TypeError(
+                f"asarray: cannot make an array from {type(obj).__name__} data "
+                f"(NumPy read it as {parsed.dtype}); pass numbers, bools or nested "
+                f"sequences of them"
+            )
+        dtype = DTYPES_BY_NAME[_DEFAULTS[parsed.dtype.kind]]
+    parsed = np.asarray(obj, dtype=numpy_dtype(dtype))
+    out = empty(parsed.shape, dtype=dtype, padded=dtype.is_subbyte)
+    if out.size:
+        to_numpy(out)[...] = parsed
+    return out
+
+
+def cast(x: DLArray, dtype: DType) -> DLArray:
+    """A new host array with ``x``'s values converted to ``dtype``."""
+    from dlarray._creation import empty
+
+    out = empty(x.shape, dtype=dtype, padded=dtype.is_subbyte)
+    if out.size:
+        to_numpy(out)[...] = to_numpy(x)
+    return out
+
+

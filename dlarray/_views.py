@@ -1,0 +1,156 @@
+"""Views: new shapes, strides and offsets over the same memory.
+
+Every function here computes a layout and asks the C core for an array that
+shares the parent's owner; no element is copied unless a function says so.
+
+Packed sub-byte arrays (fp6, fp4) have no byte address per element, so their
+views must stay C-contiguous and start on a byte boundary; `_make_view` is
+the single place that checks it.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from dlarray._array import DLArray
+
+
+def _make_view(x: DLArray, shape: tuple[int, ...], strides: tuple[int, ...],
+               offset_elements: int) -> DLArray:
+    dtype = x.dtype
+    if dtype.is_subbyte and not x._padded:
+        offset_bits = offset_elements * dtype.bits
+        expected, contiguous = 1, True
+        for extent, stride in zip(reversed(shape), reversed(strides)):
+            if extent != 1 and stride != expected:
+                contiguous = False
+            expected *= extent
+        if offset_bits % 8 != 0 or not contiguous:
+            raise ValueError(
+                f"this view of a packed {dtype.name} array would not be C-contiguous "
+                f"or would start inside a byte; packed sub-byte elements have no "
+                f"address of their own. Unpack the data first (dlarray.subbyte)"
+            )
+        byte_offset = x._byte_offset + offset_bits // 8
+    else:
+        byte_offset = x._byte_offset + offset_elements * dtype.itemsize
+    return x._view(shape, strides, byte_offset)
+
+
+def basic_index(x: DLArray, key: Any) -> DLArray:
+    """``x[key]`` for integers, slices, ``...`` and ``None``."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    n_ellipsis = sum(1 for k in key if k is Ellipsis)
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_axes = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_axes > x.ndim:
+        raise IndexError(f"too many indices: the array has {x.ndim} axes, the index uses {n_axes}")
+    if n_ellipsis == 0:
+        key = (*key, Ellipsis)
+
+    shape, strides = x.shape, x._strides
+    new_shape: list[int] = []
+    new_strides: list[int] = []
+    offset = 0
+    axis = 0
+    for k in key:
+        if k is None:
+            new_shape.append(1)
+            new_strides.append(0)
+        elif k is Ellipsis:
+            for _ in range(x.ndim - n_axes):
+                new_shape.append(shape[axis])
+                new_strides.append(strides[axis])
+                axis += 1
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(shape[axis])
+            length = len(range(start, stop, step))
+            new_shape.append(length)
+            new_strides.append(strides[axis] * step)
+            if length:
+                offset += start * strides[axis]
+            axis += 1
+        elif isinstance(k, bool) or not hasattr(type(k), "__index__"):
+            raise IndexError(
+                f"only integers, slices, Ellipsis (...) and None are valid indices, got {k!r}"
+            )
+        else:
+            i = operator.index(k)
+            if not -shape[axis] <= i < shape[axis]:
+                raise IndexError(
+                    f"index {i} is out of bounds for axis {axis} with size {shape[axis]}"
+                )
+            offset += (i % shape[axis]) * strides[axis]
+            axis += 1
+    return _make_view(x, tuple(new_shape), tuple(new_strides), offset)
+
+
+def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
+    """Reorder the axes of ``x`` (a view).
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.permute_dims(dlarray.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    axes = tuple(operator.index(a) for a in axes)
+    if sorted(a % x.ndim if x.ndim else a for a in axes) != list(range(x.ndim)):
+        raise ValueError(f"axes {axes} are not a permutation of the {x.ndim} axes")
+    axes = tuple(a % x.ndim for a in axes)
+    shape, strides = x.shape, x._strides
+    return _make_view(x, tuple(shape[a] for a in axes), tuple(strides[a] for a in axes), 0)
+
+
+def _resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+    shape = tuple(operator.index(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in shape):
+        raise ValueError(f"invalid shape {shape}: at most one -1 and no other negative extent")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+    return shape
+
+
+def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> DLArray:
+    """Give ``x`` a new shape; a view when the layout allows, else a copy.
+
+    Parameters
+    ----------
+    copy : bool or None
+        ``True`` always copies, ``False`` raises ``ValueError`` when a view
+        is impossible, ``None`` copies only when needed.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> dlarray.reshape(dlarray.zeros((2, 3)), (3, -1)).shape
+    (3, 2)
+    """
+    from dlarray._creation import copy_to_host
+
+    new_shape = _resolve_shape(tuple(shape), x.size)
+    if copy is True or not x._is_c_contiguous():
+        if copy is False:
+            raise ValueError(
+                f"reshape(copy=False): an array with strides {x._strides} cannot be viewed "
+                f"as shape {new_shape} without copying; pass copy=None to allow a copy"
+            )
+        x = copy_to_host(x)
+    strides = []
+    step = 1
+    for extent in reversed(new_shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return _make_view(x, new_shape, tuple(reversed(strides)), 0)

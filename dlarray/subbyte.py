@@ -1,0 +1,109 @@
+"""Sub-byte element types (fp6, fp4): packing, padding and raw codes.
+
+DLPack stores sub-byte elements *packed* by default: element ``i`` occupies
+bits ``[i*bits, (i+1)*bits)`` of the buffer, counting from the least
+significant bit of the first byte ("little bit-endian").  A producer may
+instead store one element per byte and set the ``IS_SUBBYTE_TYPE_PADDED``
+flag.  dlarray keeps whichever layout it was given (``x._padded``), sets the
+flag when it exports padded data, and converts between the two here.
+
+Examples
+--------
+>>> import dlarray
+>>> from dlarray import subbyte
+>>> x = subbyte.from_codes([1, 2, 3, 15], dlarray.float4_e2m1fn)
+>>> x.shape, x._padded
+((4,), False)
+>>> bytes(memoryview(subbyte.packed_bytes(x)))  # 0x21, 0xF3: low nibble first
+b'!\\xf3'
+>>> subbyte.to_codes(x).shape
+(4,)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dlarray import _core
+from dlarray._array import DLArray, retag
+from dlarray._creation import empty
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
+from dlarray._engine import numpy_engine
+
+_UINT8 = DTYPES_BY_NAME["uint8"]
+
+
+def _require_subbyte(dtype: DType) -> None:
+    if not dtype.is_subbyte:
+        raise TypeError(f"{dtype.name} is not a sub-byte dtype (fp6 or fp4)")
+
+
+def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
+    """Build a sub-byte array from raw bit patterns (ints below ``2**bits``).
+
+    Parameters
+    ----------
+    codes : array_like of int
+        One code per element, any shape.
+    dtype : DType
+        A sub-byte dtype, e.g. ``dlarray.float4_e2m1fn``.
+    padded : bool
+        Store one element per byte instead of packing.
+    """
+    dtype = as_dtype(dtype)
+    _require_subbyte(dtype)
+    values = np.asarray(codes)
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"codes must be integers, got {values.dtype}")
+    if values.size and (values.min() < 0 or values.max() >= 1 << dtype.bits):
+        raise ValueError(f"{dtype.name} codes must lie in [0, {1 << dtype.bits}), got "
+                         f"values from {values.min()} to {values.max()}")
+    values = values.astype(np.uint8)
+    out = empty(values.shape, dtype=dtype, padded=padded)
+    if values.size == 0:
+        return out
+    if padded:
+        numpy_engine.to_numpy(retag(out, _UINT8, padded=False))[...] = values
+        return out
+    # Explode each code into its bits (lowest first), keep `bits` of them, and
+    # pack the stream back into bytes lowest bit first.
+    bit_stream = np.unpackbits(values.reshape(-1, 1), axis=1, bitorder="little")[:, : dtype.bits]
+    packed = np.packbits(bit_stream.reshape(-1), bitorder="little")
+    numpy_engine.to_numpy(packed_bytes(out))[...] = packed
+    return out
+
+
+def packed_bytes(x: DLArray) -> DLArray:
+    """The bytes of a packed sub-byte array, as a 1-d uint8 view."""
+    _require_subbyte(x.dtype)
+    if x._padded:
+        raise ValueError("the array is padded, not packed; see subbyte.pack")
+    nbytes = (x.size * x.dtype.bits + 7) // 8
+    return _core.new_array(x._owner, x._data, x._byte_offset, (nbytes,), (1,), _UINT8.dlpack,
+                           x._dl_device, _core.ARRAY_READONLY if x._readonly else 0)
+
+
+def to_codes(x: DLArray) -> DLArray:
+    """The raw bit pattern of every element, as a new uint8 array of ``x.shape``."""
+    _require_subbyte(x.dtype)
+    if x._padded:
+        return numpy_engine.cast(retag(x, _UINT8, padded=False), _UINT8)
+    n, bits = x.size, x.dtype.bits
+    raw = numpy_engine.to_numpy(packed_bytes(x))
+    bit_stream = np.unpackbits(raw, bitorder="little")[: n * bits].reshape(n, bits)
+    codes = np.packbits(bit_stream, axis=1, bitorder="little").reshape(x.shape)
+    out = empty(x.shape, dtype=_UINT8)
+    numpy_engine.to_numpy(out)[...] = codes
+    return out
+
+
+def pad(x: DLArray) -> DLArray:
+    """A padded copy (one element per byte) of a sub-byte array."""
+    return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=True)
+
+
+def pack(x: DLArray) -> DLArray:
+    """A packed copy of a sub-byte array."""
+    return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)
