@@ -15,7 +15,7 @@ Examples
 42.0
 """
 
-from dlarray import _core
+from dlarray import _core, storage, subbyte
 from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import asarray, empty, zeros
@@ -41,6 +41,8 @@ __all__ = [
     "from_dlpack",
     "permute_dims",
     "reshape",
+    "storage",
+    "subbyte",
     "zeros",
     *DTYPES_BY_NAME,
 ]

@@ -49,7 +49,9 @@ def _host_array(shape: tuple[int, ...], dtype: DType, *, zero: bool, padded: boo
     nbytes = (count * bits + 7) // 8
     storage = HostStorage(nbytes, zero=zero)
     flags = _core.ARRAY_PADDED if padded else 0
-    return _core.new_array(storage, storage.pointer, 0, shape, None, dtype.dlpack, CPU.dlpack, flags)
+    return _core.new_array(
+        storage, storage.pointer, 0, shape, None, dtype.dlpack, CPU.dlpack, flags
+    )
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
@@ -72,8 +74,12 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     (2, 3)
     """
     _check_allocatable(None if device is None else as_device(device))
-    return _host_array(_as_shape(shape), DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
-                       zero=False, padded=padded)
+    return _host_array(
+        _as_shape(shape),
+        DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+        zero=False,
+        padded=padded,
+    )
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
@@ -86,8 +92,12 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     [0.0, 0.0, 0.0]
     """
     _check_allocatable(None if device is None else as_device(device))
-    return _host_array(_as_shape(shape), DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
-                       zero=True, padded=padded)
+    return _host_array(
+        _as_shape(shape),
+        DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+        zero=True,
+        padded=padded,
+    )
 
 
 def copy_to_host(x: DLArray) -> DLArray:
@@ -99,8 +109,9 @@ def copy_to_host(x: DLArray) -> DLArray:
     return out
 
 
-def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None,
-            copy: bool | None = None) -> DLArray:
+def asarray(
+    obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None
+) -> DLArray:
     """Make a DLArray from a DLArray, a DLPack producer, a buffer, or Python data.
 
     Parameters

@@ -16,13 +16,14 @@ from typing import Any
 from dlarray._array import DLArray
 
 
-def _make_view(x: DLArray, shape: tuple[int, ...], strides: tuple[int, ...],
-               offset_elements: int) -> DLArray:
+def _make_view(
+    x: DLArray, shape: tuple[int, ...], strides: tuple[int, ...], offset_elements: int
+) -> DLArray:
     dtype = x.dtype
     if dtype.is_subbyte and not x._padded:
         offset_bits = offset_elements * dtype.bits
         expected, contiguous = 1, True
-        for extent, stride in zip(reversed(shape), reversed(strides)):
+        for extent, stride in zip(reversed(shape), reversed(strides), strict=True):
             if extent != 1 and stride != expected:
                 contiguous = False
             expected *= extent
@@ -74,7 +75,8 @@ def basic_index(x: DLArray, key: Any) -> DLArray:
                 offset += start * strides[axis]
             axis += 1
         elif isinstance(k, bool) or not hasattr(type(k), "__index__"):
-            raise IndexError(
+            # A wrong type is a TypeError, as for Python's own sequences.
+            raise TypeError(
                 f"only integers, slices, Ellipsis (...) and None are valid indices, got {k!r}"
             )
         else:

@@ -58,8 +58,10 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     if values.dtype.kind not in "iu":
         raise TypeError(f"codes must be integers, got {values.dtype}")
     if values.size and (values.min() < 0 or values.max() >= 1 << dtype.bits):
-        raise ValueError(f"{dtype.name} codes must lie in [0, {1 << dtype.bits}), got "
-                         f"values from {values.min()} to {values.max()}")
+        raise ValueError(
+            f"{dtype.name} codes must lie in [0, {1 << dtype.bits}), got "
+            f"values from {values.min()} to {values.max()}"
+        )
     values = values.astype(np.uint8)
     out = empty(values.shape, dtype=dtype, padded=padded)
     if values.size == 0:
@@ -81,8 +83,16 @@ def packed_bytes(x: DLArray) -> DLArray:
     if x._padded:
         raise ValueError("the array is padded, not packed; see subbyte.pack")
     nbytes = (x.size * x.dtype.bits + 7) // 8
-    return _core.new_array(x._owner, x._data, x._byte_offset, (nbytes,), (1,), _UINT8.dlpack,
-                           x._dl_device, _core.ARRAY_READONLY if x._readonly else 0)
+    return _core.new_array(
+        x._owner,
+        x._data,
+        x._byte_offset,
+        (nbytes,),
+        (1,),
+        _UINT8.dlpack,
+        x._dl_device,
+        _core.ARRAY_READONLY if x._readonly else 0,
+    )
 
 
 def to_codes(x: DLArray) -> DLArray:

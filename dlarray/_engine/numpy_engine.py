@@ -127,5 +127,3 @@ def cast(x: DLArray, dtype: DType) -> DLArray:
     if out.size:
         to_numpy(out)[...] = to_numpy(x)
     return out
-
-

@@ -24,7 +24,7 @@ class HostStorage(_core.HostBuffer):
     (0, 100, Device('cpu', 0))
     """
 
-    __slots__ = ()
+    __slots__ = ("__weakref__",)
 
     @property
     def device(self) -> Device:

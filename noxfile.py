@@ -1,0 +1,65 @@
+"""Sessions for testing, linting, type checking and benchmarking dlarray.
+
+    nox -s tests        the test suite (builds the C core in a fresh venv)
+    nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we support
+    nox -s lint         ruff
+    nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
+    nox -s bench        exchange latency against NumPy (and torch when installed)
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = False
+
+TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Build dlarray and run the test suite."""
+    session.install(".", *TEST_DEPS)
+    # Run from a temporary directory so that `import dlarray` finds the
+    # installed package (with its compiled core), not the source tree.
+    tests_dir = session.invocation_dir.joinpath("tests")
+    with session.chdir(session.create_tmp()):
+        session.run("pytest", str(tests_dir), "-p", "no:cacheprovider",
+                    "--rootdir", str(session.invocation_dir), *session.posargs)
+
+
+@nox.session(python="3.10")
+def tests_oldest(session: nox.Session) -> None:
+    """The test suite on the oldest Python and NumPy dlarray supports."""
+    session.install(".", "numpy==2.2.5", *TEST_DEPS)
+    tests_dir = session.invocation_dir.joinpath("tests")
+    with session.chdir(session.create_tmp()):
+        session.run("pytest", str(tests_dir), "-p", "no:cacheprovider",
+                    "--rootdir", str(session.invocation_dir), *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the package, tests, benchmarks and examples."""
+    session.install("ruff==0.17.5")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", "dlarray")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over the package."""
+    session.install("mypy==2.4.1", "numpy>=2.2.5")
+    session.run("mypy")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Exchange latency against NumPy (and torch, if `--with-torch` follows --)."""
+    session.install(".", "numpy")
+    args = list(session.posargs)
+    if "--with-torch" in args:
+        args.remove("--with-torch")
+        session.install("torch==2.13.0")
+    session.run("python", "benchmarks/bench_exchange.py", *args)
