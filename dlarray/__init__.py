@@ -15,13 +15,16 @@ Examples
 42.0
 """
 
-from dlarray import _core, storage, subbyte
+# _consumer registers the Python from_dlpack with the core on import.
+from dlarray import _consumer, _core, storage, subbyte  # noqa: F401
 from dlarray._array import DLArray
-from dlarray._consumer import from_dlpack
 from dlarray._creation import asarray, empty, zeros
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
 from dlarray._views import permute_dims, reshape
+
+# The C entry point: fast for the common call, the Python one for the rest.
+from_dlpack = _core.from_dlpack
 
 __version__ = "0.1.0"
 #: The DLPack version dlarray reads and writes.

@@ -13,6 +13,11 @@ The protocol, as DLPack's Python specification writes it:
 
 Producers are asked for ``stream=None``: dlarray computes on the host, where
 that is the only meaningful stream.
+
+``dlarray.from_dlpack`` is the C function ``_core.from_dlpack``: it runs step 1
+and 2 for the common call (no ``device``, no ``copy``) without Python-level
+overhead, and hands every other call to :func:`from_dlpack` below, which is
+the complete and readable implementation.
 """
 
 from __future__ import annotations
@@ -127,3 +132,6 @@ def _no_dlpack(x: Any) -> AttributeError:
         f"from_dlpack: {type(x).__name__} has no __dlpack__ method, so it is not a DLPack "
         f"producer; for Python data or buffers use dlarray.asarray"
     )
+
+
+_core.set_general_from_dlpack(from_dlpack)

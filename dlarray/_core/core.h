@@ -110,6 +110,9 @@ PyObject *dla_array_dlpack_device(PyObject *self, PyObject *unused);
 /* ---- import.c ---- */
 extern PyTypeObject DLAImportedTensor_Type;
 PyObject *dla_consume_capsule(PyObject *module, PyObject *capsule);
+PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames);
+PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
 
 /* ---- module.c ---- */
 /* Interned strings and constants created once at import. */
@@ -117,6 +120,9 @@ typedef struct {
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
+    PyObject *str_dunder_dlpack;      /* "__dlpack__" */
+    PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
+    PyObject *kwnames_max_version;    /* ("max_version",) */
 } DLAModuleState;
 extern DLAModuleState dla_state;
 

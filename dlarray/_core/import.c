@@ -282,3 +282,53 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
     owner->managed = managed;
     return array;
 }
+
+/* ---- from_dlpack(x, /, *, device=None, copy=None) ---- */
+
+/* The Python implementation of the whole protocol (dlarray._consumer),
+ * registered at import; the C function below handles only the common case
+ * -- no device, no copy -- because that case is latency-critical. */
+static PyObject *general_from_dlpack = NULL;
+
+PyObject *
+dla_set_general_from_dlpack(PyObject *module, PyObject *func)
+{
+    Py_XSETREF(general_from_dlpack, Py_NewRef(func));
+    Py_RETURN_NONE;
+}
+
+PyObject *
+dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                PyObject *kwnames)
+{
+    if (nargs != 1 || kwnames != NULL || general_from_dlpack == NULL) {
+        return PyObject_Vectorcall(general_from_dlpack ? general_from_dlpack : Py_None,
+                                   args, (size_t)nargs, kwnames);
+    }
+    /* x.__dlpack__(max_version=(1, 3)), without creating a bound method. */
+    PyObject *call_args[2] = {args[0], dla_state.max_version};
+    PyObject *capsule = PyObject_VectorcallMethod(
+        dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+        dla_state.kwnames_max_version);
+    if (capsule == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            /* Not a producer: the Python path words the error. */
+            PyErr_Clear();
+            return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
+        }
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+            return NULL;
+        }
+        /* A producer older than DLPack 1.0 rejects the keyword; ask again
+         * for a legacy capsule, as the spec recommends. */
+        PyErr_Clear();
+        capsule = PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
+                                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        if (capsule == NULL) {
+            return NULL;
+        }
+    }
+    PyObject *array = dla_consume_capsule(module, capsule);
+    Py_DECREF(capsule);
+    return array;
+}

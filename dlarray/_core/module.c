@@ -84,6 +84,16 @@ static PyMethodDef module_methods[] = {
      "consume(capsule) -> DLArray\n\n"
      "Import a 'dltensor' or 'dltensor_versioned' capsule zero-copy and mark "
      "it used."},
+    {"from_dlpack", (PyCFunction)(void (*)(void))dla_from_dlpack,
+     METH_FASTCALL | METH_KEYWORDS,
+     "from_dlpack(x, /, *, device=None, copy=None)\n--\n\n"
+     "Import an object that implements ``__dlpack__``, zero-copy.\n\n"
+     "See dlarray._consumer.from_dlpack for the full protocol; this C entry\n"
+     "point handles the common call (no device, no copy) without Python\n"
+     "overhead and hands every other call to it."},
+    {"set_general_from_dlpack", dla_set_general_from_dlpack, METH_O,
+     "set_general_from_dlpack(func): the Python from_dlpack used for calls "
+     "with device= or copy=."},
     {"new_array", new_array, METH_VARARGS,
      "new_array(owner, data, byte_offset, shape, strides, dtype, device, "
      "flags) -> DLArray"},
@@ -126,7 +136,12 @@ PyInit__core(void)
     dla_state.kw_max_version = PyUnicode_InternFromString("max_version");
     dla_state.kw_dl_device = PyUnicode_InternFromString("dl_device");
     dla_state.kw_copy = PyUnicode_InternFromString("copy");
-    if (!dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
+    dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
+    dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+    dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
+    if (!dla_state.str_dunder_dlpack || !dla_state.max_version ||
+        !dla_state.kwnames_max_version ||
+        !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||
         !dla_state.kw_dl_device || !dla_state.kw_copy) {
         return NULL;
