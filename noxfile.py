@@ -21,22 +21,25 @@ TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
 def tests(session: nox.Session) -> None:
     """Build dlarray and run the test suite."""
     session.install(".", *TEST_DEPS)
-    # Run from a temporary directory so that `import dlarray` finds the
-    # installed package (with its compiled core), not the source tree.
-    tests_dir = session.invocation_dir.joinpath("tests")
-    with session.chdir(session.create_tmp()):
-        session.run("pytest", str(tests_dir), "-p", "no:cacheprovider",
-                    "--rootdir", str(session.invocation_dir), *session.posargs)
+    _run_pytest(session)
 
 
 @nox.session(python="3.10")
 def tests_oldest(session: nox.Session) -> None:
     """The test suite on the oldest Python and NumPy dlarray supports."""
     session.install(".", "numpy==2.2.5", *TEST_DEPS)
+    _run_pytest(session)
+
+
+def _run_pytest(session: nox.Session) -> None:
+    # Run from a temporary directory so that `import dlarray` finds the
+    # installed package (with its compiled core), not the source tree; the
+    # docstring examples of the installed package run as doctests.
     tests_dir = session.invocation_dir.joinpath("tests")
     with session.chdir(session.create_tmp()):
-        session.run("pytest", str(tests_dir), "-p", "no:cacheprovider",
-                    "--rootdir", str(session.invocation_dir), *session.posargs)
+        session.run("pytest", str(tests_dir), "--doctest-modules", "--pyargs", "dlarray",
+                    "-p", "no:cacheprovider", "--rootdir", str(session.invocation_dir),
+                    *session.posargs)
 
 
 @nox.session

@@ -9,12 +9,12 @@ flag when it exports padded data, and converts between the two here.
 
 Examples
 --------
->>> import dlarray
+>>> import dlarray, numpy as np
 >>> from dlarray import subbyte
 >>> x = subbyte.from_codes([1, 2, 3, 15], dlarray.float4_e2m1fn)
 >>> x.shape, x._padded
 ((4,), False)
->>> bytes(memoryview(subbyte.packed_bytes(x)))  # 0x21, 0xF3: low nibble first
+>>> np.from_dlpack(subbyte.packed_bytes(x)).tobytes()  # 0x21, 0xF3: low nibble first
 b'!\\xf3'
 >>> subbyte.to_codes(x).shape
 (4,)
