@@ -9,7 +9,11 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import nox
+
+ROOT = pathlib.Path(__file__).resolve().parent
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = False
@@ -35,11 +39,9 @@ def _run_pytest(session: nox.Session) -> None:
     # Run from a temporary directory so that `import dlarray` finds the
     # installed package (with its compiled core), not the source tree; the
     # docstring examples of the installed package run as doctests.
-    tests_dir = session.invocation_dir.joinpath("tests")
     with session.chdir(session.create_tmp()):
-        session.run("pytest", str(tests_dir), "--doctest-modules", "--pyargs", "dlarray",
-                    "-p", "no:cacheprovider", "--rootdir", str(session.invocation_dir),
-                    *session.posargs)
+        session.run("pytest", str(ROOT / "tests"), "--doctest-modules", "--pyargs", "dlarray",
+                    "-p", "no:cacheprovider", "--rootdir", str(ROOT), *session.posargs)
 
 
 @nox.session
@@ -65,4 +67,4 @@ def bench(session: nox.Session) -> None:
     if "--with-torch" in args:
         args.remove("--with-torch")
         session.install("torch==2.13.0")
-    session.run("python", "benchmarks/bench_exchange.py", *args)
+    session.run("python", str(ROOT / "benchmarks" / "bench_exchange.py"), *args)

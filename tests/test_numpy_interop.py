@@ -304,6 +304,26 @@ def test_read_only_dlarray_exports_non_writeable_ndarray():
         b[0] = 0
 
 
+def test_zero_size_read_only_dlarray_exports_with_read_only_flag():
+    x = dlarray.asarray(b"")
+    assert x.readonly and x.size == 0
+    y = _core.consume(x.__dlpack__(max_version=(1, 3)))
+    assert y._owner.flags & _core.FLAG_READ_ONLY
+    assert y.readonly
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e5m2", "float4_e2m1fn"])
+def test_read_only_ml_dtypes_array_stays_read_only_both_ways(name):
+    a = sample_values(name).astype(numpy_of(name))
+    a.flags.writeable = False
+    x = numpy_engine.from_numpy(a)
+    assert x.readonly
+    assert address(x) == np_address(a)
+    b = numpy_engine.to_numpy(x)
+    assert not b.flags.writeable
+    assert np_address(b) == np_address(a)
+
+
 def test_writable_round_trip_stays_writable():
     a = np.arange(6, dtype=np.float32)
     x = dlarray.from_dlpack(a)
@@ -363,6 +383,32 @@ def test_dlarray_from_dlpack_copy_true_gives_a_separate_copy():
     assert_same_elements(np.from_dlpack(x), a)
     x[0, 0] = 1000
     assert a[0, 0] != 1000
+
+
+def test_copy_of_read_only_dlarray_exports_writable():
+    x = dlarray.asarray(b"abc")
+    b = np.from_dlpack(x, copy=True)
+    assert b.flags.writeable
+    assert np_address(b) != address(x)
+    assert b.tolist() == [97, 98, 99]
+
+
+def test_copy_of_read_only_numpy_array_imports_writable():
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    x = dlarray.from_dlpack(a, copy=True)
+    assert not x.readonly
+    assert address(x) != np_address(a)
+    x[0] = 5.0
+    assert a[0] == 0.0
+    assert np.from_dlpack(x).tolist() == [5.0, 1.0, 2.0]
+
+
+def test_numpy_from_dlpack_to_cpu_device_is_zero_copy():
+    x = dlarray.asarray([1.0, 2.0, 3.0])[::-1]
+    b = np.from_dlpack(x, device="cpu")
+    assert np_address(b) == address(x)
+    assert b.tolist() == [3.0, 2.0, 1.0]
 
 
 def test_dlarray_from_dlpack_copy_false_is_zero_copy():

@@ -24,6 +24,17 @@
 #define DLA_FINALIZING() _Py_IsFinalizing()
 #endif
 
+/* Keep an exception aside while running code that may raise another. */
+#if PY_VERSION_HEX >= 0x030C0000
+#define DLA_SAVE_EXCEPTION(var) PyObject *var = PyErr_GetRaisedException()
+#define DLA_RESTORE_EXCEPTION(var) PyErr_SetRaisedException(var)
+#else
+#define DLA_SAVE_EXCEPTION(var) \
+    PyObject *var##_t, *var##_v, *var##_tb; \
+    PyErr_Fetch(&var##_t, &var##_v, &var##_tb)
+#define DLA_RESTORE_EXCEPTION(var) PyErr_Restore(var##_t, var##_v, var##_tb)
+#endif
+
 /* ---- dtype_table.c ---- */
 typedef struct {
     const char *name; /* the dtype's name in dlarray, e.g. "float8_e4m3fn" */

@@ -12,15 +12,6 @@
 #include "core.h"
 #include <string.h>
 
-#if PY_VERSION_HEX >= 0x030C0000
-#define DLA_SAVE_EXCEPTION(var) PyObject *var = PyErr_GetRaisedException()
-#define DLA_RESTORE_EXCEPTION(var) PyErr_SetRaisedException(var)
-#else
-#define DLA_SAVE_EXCEPTION(var) \
-    PyObject *var##_t, *var##_v, *var##_tb; \
-    PyErr_Fetch(&var##_t, &var##_v, &var##_tb)
-#define DLA_RESTORE_EXCEPTION(var) PyErr_Restore(var##_t, var##_v, var##_tb)
-#endif
 
 /* ---- deleters: called by the consumer, from any thread, at any time ---- */
 

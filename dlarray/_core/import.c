@@ -312,7 +312,19 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         dla_state.kwnames_max_version);
     if (capsule == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            /* Not a producer: the Python path words the error. */
+            /* Either x is no producer, and the Python path words that error,
+             * or its __dlpack__ raised AttributeError itself, which must
+             * propagate without asking the producer a second time. */
+            DLA_SAVE_EXCEPTION(raised);
+            PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(args[0]),
+                                                dla_state.str_dunder_dlpack);
+            if (method != NULL) {
+                Py_DECREF(method);
+                DLA_RESTORE_EXCEPTION(raised);
+                return NULL;
+            }
+            PyErr_Clear();
+            DLA_RESTORE_EXCEPTION(raised);
             PyErr_Clear();
             return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
         }
