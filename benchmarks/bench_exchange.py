@@ -1,0 +1,302 @@
+"""How fast dlarray exchanges arrays through DLPack, next to NumPy doing the same.
+
+Every row pairs one operation on the dlarray side with the same operation done
+by NumPy alone (or with a NumPy array), so the ratio answers "what does going
+through dlarray cost compared with NumPy?":
+
+- *import a numpy array*: ``dlarray.from_dlpack(numpy_array)`` against
+  ``numpy.from_dlpack(numpy_array)``;
+- *import own array*: ``dlarray.from_dlpack(dlarray_array)`` against
+  ``numpy.from_dlpack(numpy_array)``;
+- *export versioned capsule*: ``x.__dlpack__(max_version=(1, 3))`` on a
+  dlarray array against the same call on a NumPy array;
+- *numpy imports*: ``numpy.from_dlpack(dlarray_array)`` against
+  ``numpy.from_dlpack(numpy_array)``;
+- *import a torch tensor*: ``dlarray.from_dlpack(torch_tensor)`` against
+  ``numpy.from_dlpack(torch_tensor)``;
+- *torch imports*: ``torch.from_dlpack(dlarray_array)`` against
+  ``torch.from_dlpack(numpy_array)``
+
+(the torch rows only when torch is installed), each for a 1-element and a
+1M-element float32 array.  An exchange shares memory, so both sizes should
+cost the same; a difference would reveal a copy.
+
+Method, as :mod:`timeit` does it but interleaved:
+
+1. Calibrate: for each case find a batch size N, a power of two, so that N
+   calls take at least the target batch time.
+2. Measure: R rounds; each round times one batch of every case in turn
+   (round-robin), so drift in the machine (frequency, other load) touches all
+   cases alike instead of whichever happened to run during it.
+3. Report: per case, the median over the R rounds of (batch time / N), in ns.
+
+Calls are ``functools.partial`` objects, so the harness adds the same small
+cost of one C-level call to every case; the garbage collector is off while
+timing, as in :mod:`timeit`.
+
+Usage::
+
+    python benchmarks/bench_exchange.py [--quick] [--output PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy
+
+import dlarray
+
+DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "exchange.json"
+SIZES = {"1": 1, "1M": 1_000_000}
+# (rounds, target seconds per batch): a full run takes ~10 s, --quick ~1.5 s.
+FULL = (101, 2e-3)
+QUICK = (15, 2e-4)
+
+
+@dataclass
+class Case:
+    """One timed call, with its per-call times in ns (one per round)."""
+
+    label: str
+    call: Callable[[], Any]
+    batch: int = 1
+    per_call_ns: list[float] = field(default_factory=list)
+
+    @property
+    def median_ns(self) -> float:
+        return statistics.median(self.per_call_ns)
+
+
+@dataclass
+class Row:
+    """A dlarray-side case and its NumPy-side baseline, for one array size."""
+
+    name: str
+    size: str
+    subject: Case
+    baseline: Case
+
+
+def _time_batch(call: Callable[[], Any], n: int) -> int:
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        call()
+    return time.perf_counter_ns() - start
+
+
+def calibrate(case: Case, target_s: float) -> None:
+    """Double ``case.batch`` until one batch takes at least ``target_s``."""
+    while _time_batch(case.call, case.batch) < target_s * 1e9 and case.batch < 1 << 24:
+        case.batch *= 2
+
+
+def measure(cases: list[Case], rounds: int) -> None:
+    """Time ``rounds`` batches of every case, round-robin, filling ``per_call_ns``."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for r in range(rounds):
+            for case in cases:
+                case.per_call_ns.append(_time_batch(case.call, case.batch) / case.batch)
+            if (r + 1) % max(1, rounds // 5) == 0 or r + 1 == rounds:
+                _progress(f"round {r + 1}/{rounds}")
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _progress(message: str) -> None:
+    print(f"[bench_exchange] {message}", file=sys.stderr, flush=True)
+
+
+def _torch() -> Any | None:
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        return None
+
+
+def build_rows(size: str, torch: Any | None) -> list[Row]:
+    """The rows for arrays of ``SIZES[size]`` float32 elements."""
+    a = numpy.arange(SIZES[size], dtype=numpy.float32)  # the NumPy array
+    # A dlarray array in memory dlarray allocated itself (asarray of a NumPy
+    # array would keep NumPy's memory behind an import).
+    x = dlarray.zeros(SIZES[size], dtype=dlarray.float32)
+    to_dl, to_np = dlarray.from_dlpack, numpy.from_dlpack
+    latest = dlarray.__dlpack_version__
+
+    def row(
+        name: str, subject: tuple[str, Callable[[], Any]], baseline: tuple[str, Callable[[], Any]]
+    ) -> Row:
+        return Row(name, size, Case(*subject), Case(*baseline))
+
+    rows = [
+        row(
+            "import a numpy array",
+            ("dlarray.from_dlpack(np)", partial(to_dl, a)),
+            ("numpy.from_dlpack(np)", partial(to_np, a)),
+        ),
+        row(
+            "import own array",
+            ("dlarray.from_dlpack(dl)", partial(to_dl, x)),
+            ("numpy.from_dlpack(np)", partial(to_np, a)),
+        ),
+        row(
+            "export versioned capsule",
+            ("dl.__dlpack__(max_version)", partial(x.__dlpack__, max_version=latest)),
+            ("np.__dlpack__(max_version)", partial(a.__dlpack__, max_version=latest)),
+        ),
+        row(
+            "numpy imports",
+            ("numpy.from_dlpack(dl)", partial(to_np, x)),
+            ("numpy.from_dlpack(np)", partial(to_np, a)),
+        ),
+    ]
+    if torch is not None:
+        t = torch.from_numpy(a.copy())
+        rows += [
+            row(
+                "import a torch tensor",
+                ("dlarray.from_dlpack(torch)", partial(to_dl, t)),
+                ("numpy.from_dlpack(torch)", partial(to_np, t)),
+            ),
+            row(
+                "torch imports",
+                ("torch.from_dlpack(dl)", partial(torch.from_dlpack, x)),
+                ("torch.from_dlpack(np)", partial(torch.from_dlpack, a)),
+            ),
+        ]
+    return rows
+
+
+def run(quick: bool) -> list[Row]:
+    """Build, calibrate and measure every row; see the module docstring."""
+    rounds, target_s = QUICK if quick else FULL
+    torch = _torch()
+    rows = [row for size in SIZES for row in build_rows(size, torch)]
+    cases = [case for row in rows for case in (row.subject, row.baseline)]
+    _progress(f"{len(cases)} cases{'' if torch else ' (torch not installed)'}; calibrating")
+    for case in cases:
+        calibrate(case, target_s)
+    _progress(f"measuring {rounds} rounds, batches of >= {target_s * 1e3:g} ms")
+    measure(cases, rounds)
+    return rows
+
+
+def format_table(rows: list[Row]) -> str:
+    """ns per call for both sides of every row, and their ratio."""
+    table = [("size", "exchange", "dlarray side", "ns", "numpy side", "ns", "ratio")]
+    for r in rows:
+        ratio = r.subject.median_ns / r.baseline.median_ns
+        table.append(
+            (
+                r.size,
+                r.name,
+                r.subject.label,
+                f"{r.subject.median_ns:.0f}",
+                r.baseline.label,
+                f"{r.baseline.median_ns:.0f}",
+                f"dlarray/numpy = {ratio:.2f}x",
+            )
+        )
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    numeric = {3, 5}  # the ns columns align right
+    return "\n".join(
+        "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
+        for line in table
+    )
+
+
+def to_json(rows: list[Row], quick: bool) -> dict[str, Any]:
+    """The results and the conditions they were taken under."""
+    rounds, target_s = QUICK if quick else FULL
+    torch = _torch()
+
+    def case(c: Case) -> dict[str, Any]:
+        return {
+            "call": c.label,
+            "ns_per_call": c.median_ns,
+            "batch": c.batch,
+            "min_ns": min(c.per_call_ns),
+            "max_ns": max(c.per_call_ns),
+        }
+
+    return {
+        "benchmark": "exchange",
+        "method": {
+            "rounds": rounds,
+            "target_batch_s": target_s,
+            "statistic": "median",
+            "interleaved": True,
+            "quick": quick,
+        },
+        "versions": {
+            "dlarray": dlarray.__version__,
+            "numpy": numpy.__version__,
+            "torch": getattr(torch, "__version__", None),
+            "python": platform.python_version(),
+        },
+        "platform": platform.platform(),
+        "rows": [
+            {
+                "exchange": r.name,
+                "size": r.size,
+                "dlarray_side": case(r.subject),
+                "numpy_side": case(r.baseline),
+                "ratio": r.subject.median_ns / r.baseline.median_ns,
+            }
+            for r in rows
+        ],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark, print the table and write the JSON results.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments; ``sys.argv[1:]`` when omitted.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer, shorter rounds (for CI; a few seconds)"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        help=f"where to write the JSON results (default {DEFAULT_OUTPUT})",
+    )
+    args = parser.parse_args(argv)
+    rows = run(args.quick)
+    print(format_table(rows))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(to_json(rows, args.quick), indent=2) + "\n")
+    _progress(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
