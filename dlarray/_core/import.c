@@ -341,6 +341,14 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         }
     }
     PyObject *array = dla_consume_capsule(module, capsule);
+    if (array == NULL) {
+        /* A refused capsule dies here and its destructor may be Python code
+         * (a ctypes producer), which cannot run with an exception set. */
+        DLA_SAVE_EXCEPTION(refused);
+        Py_DECREF(capsule);
+        DLA_RESTORE_EXCEPTION(refused);
+        return NULL;
+    }
     Py_DECREF(capsule);
     return array;
 }
