@@ -15,8 +15,19 @@ Examples
 42.0
 """
 
+from dlarray import _core
+
+if not hasattr(_core, "consume"):
+    # Python found the folder of C sources (dlarray/_core/) instead of the
+    # compiled module: this is a source checkout whose core was never built.
+    raise ImportError(
+        "dlarray's C core is not built in this source tree "
+        f"({__path__[0]}). Build it in place with `python -m pip install -e .`, "
+        "or run from another directory to use an installed dlarray."
+    )
+
 # _consumer registers the Python from_dlpack with the core on import.
-from dlarray import _consumer, _core, storage, subbyte  # noqa: F401
+from dlarray import _consumer, storage, subbyte  # noqa: F401
 from dlarray._array import DLArray
 from dlarray._creation import asarray, empty, zeros
 from dlarray._device import Device, DLDeviceType
