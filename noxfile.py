@@ -55,7 +55,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the package."""
-    session.install("mypy==2.4.1", "numpy>=2.2.5")
+    session.install("mypy==2.4.1", "numpy>=2.2.5", "ml_dtypes>=0.5")
     session.run("mypy")
 
 
