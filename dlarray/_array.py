@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dlarray import _core
-from dlarray._device import CPU, Device, DLDeviceType
+from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_DLPACK, DType
 
 
@@ -115,14 +115,13 @@ class DLArray(_core.ArrayBase):
         cannot reach that device."""
         from dlarray._creation import copy_to_host
 
-        host_types = (DLDeviceType.kDLCPU,)
-        if dl_device != CPU.dlpack or self._dl_device[0] not in host_types:
+        if dl_device != CPU.dlpack:
             raise BufferError(
                 f"__dlpack__(dl_device={dl_device}): dlarray can copy this array "
                 f"(on {self.device}) only to the CPU, (1, 0); ask for dl_device=(1, 0) "
                 f"or for the array's own device {self._dl_device}"
             )
-        return copy_to_host(self)
+        return copy_to_host(self)  # which says so if it cannot read the source
 
     def _dlpack_check_stream(self, stream: object) -> None:
         """Validate ``stream`` for arrays on devices with streams."""

@@ -42,6 +42,10 @@ CASES = [
     ("export to a device dlarray cannot reach",
      lambda: _float_array().__dlpack__(max_version=(1, 3), dl_device=(2, 0)),
      BufferError, ["dl_device=(2, 0)", "(1, 0)"]),
+    ("export to the CPU of memory dlarray cannot read",
+     lambda: _core.new_array(None, 0, 0, (0,), None, (2, 32, 1), (2, 0), 0).__dlpack__(
+         max_version=(1, 3), dl_device=(1, 0)),
+     BufferError, ["cannot copy memory from", "cuda"]),
     ("legacy export of padded sub-byte data",
      lambda: dlarray.subbyte.from_codes([1, 2], dlarray.float4_e2m1fn, padded=True).__dlpack__(),
      BufferError, ["padded", "max_version"]),
