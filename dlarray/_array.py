@@ -13,7 +13,7 @@ from typing import Any
 
 from dlarray import _core
 from dlarray._device import CPU, Device
-from dlarray._dtypes import DTYPES_BY_DLPACK, DType
+from dlarray._dtypes import DTYPES_BY_NAME, DType
 
 
 class DLArray(_core.ArrayBase):
@@ -43,16 +43,9 @@ class DLArray(_core.ArrayBase):
     __slots__ = ()
 
     # ---- attributes ----
-
-    @property
-    def dtype(self) -> DType:
-        """The element type."""
-        return DTYPES_BY_DLPACK[self._dl_dtype]
-
-    @property
-    def device(self) -> Device:
-        """Where the memory lives."""
-        return Device.from_dlpack(self._dl_device)
+    # ``dtype`` and ``device`` are C getters of ArrayBase (see
+    # register_python_types at the end of this module): every operation reads
+    # them, so they cost one table lookup.
 
     @property
     def size(self) -> int:
@@ -133,6 +126,7 @@ class DLArray(_core.ArrayBase):
 
 
 _core.register_array_type(DLArray)
+_core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, Device.from_dlpack)
 
 
 def retag(x: DLArray, dtype: DType, *, padded: bool | None = None) -> DLArray:

@@ -2,6 +2,9 @@
 
 from typing import Any, Final
 
+from dlarray._device import Device
+from dlarray._dtypes import DType
+
 DLPACK_MAJOR_VERSION: Final[int]
 DLPACK_MINOR_VERSION: Final[int]
 FLAG_READ_ONLY: Final[int]
@@ -12,6 +15,11 @@ ARRAY_PADDED: Final[int]
 HOST_ALIGNMENT: Final[int]
 
 class ArrayBase:
+    _engine_view: Any
+    @property
+    def dtype(self) -> DType: ...
+    @property
+    def device(self) -> Device: ...
     @property
     def shape(self) -> tuple[int, ...]: ...
     @property
@@ -82,3 +90,6 @@ def new_array(
 ) -> Any: ...
 def register_array_type(cls: type[ArrayBase], /) -> None: ...
 def dtype_table() -> tuple[tuple[str, int, int, str], ...]: ...
+def register_python_types(
+    dtypes: tuple[DType, ...], cpu_device: Device, device_factory: Any, /
+) -> None: ...

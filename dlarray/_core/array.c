@@ -7,6 +7,7 @@
  */
 #include "core.h"
 #include <string.h>
+#include <structmember.h>
 
 PyTypeObject *dla_array_type = &DLAArrayBase_Type;
 
@@ -139,6 +140,7 @@ static int
 array_traverse(DLAArrayObject *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->owner);
+    Py_VISIT(self->engine_view);
     return 0;
 }
 
@@ -146,6 +148,7 @@ static int
 array_clear(DLAArrayObject *self)
 {
     Py_CLEAR(self->owner);
+    Py_CLEAR(self->engine_view);
     return 0;
 }
 
@@ -160,6 +163,7 @@ array_dealloc(DLAArrayObject *self)
         PyMem_Free(self->shape);
     }
     Py_CLEAR(self->owner);
+    Py_CLEAR(self->engine_view);
     /* For instances of the Python subclass, subtype_dealloc drops the
      * reference to the heap type after this returns. */
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -247,7 +251,42 @@ get_owner(DLAArrayObject *self, void *c)
     return Py_NewRef(self->owner ? self->owner : Py_None);
 }
 
+/* The DType object of this array's dtype-table row.  Looked up here, in C,
+ * because every operation reads it: a Python property building a tuple and
+ * indexing a dict costs several times more. */
+static PyObject *
+get_dtype(DLAArrayObject *self, void *c)
+{
+    if (dla_state.dtype_objects == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its dtypes");
+        return NULL;
+    }
+    const DLADTypeEntry *e = dla_dtype_find(self->dtype);
+    if (e == NULL) {
+        return NULL;
+    }
+    return Py_NewRef(PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table));
+}
+
+static PyObject *
+get_device(DLAArrayObject *self, void *c)
+{
+    if (dla_state.cpu_device == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its devices");
+        return NULL;
+    }
+    if (self->device.device_type == kDLCPU && self->device.device_id == 0) {
+        return Py_NewRef(dla_state.cpu_device);
+    }
+    return PyObject_CallFunction(dla_state.device_factory, "((ii))",
+                                 (int)self->device.device_type,
+                                 (int)self->device.device_id);
+}
+
 static PyGetSetDef array_getset[] = {
+    {"dtype", (getter)get_dtype, NULL, "The element type (a dlarray.DType).", NULL},
+    {"device", (getter)get_device, NULL,
+     "Where the memory lives (a dlarray.Device).", NULL},
     {"shape", (getter)get_shape, NULL, "Length of each axis (a tuple).", NULL},
     {"ndim", (getter)get_ndim, NULL, "Number of axes.", NULL},
     {"_strides", (getter)get_strides, NULL,
@@ -419,6 +458,12 @@ static PyMethodDef array_methods[] = {
     {NULL},
 };
 
+static PyMemberDef array_members[] = {
+    {"_engine_view", T_OBJECT, offsetof(DLAArrayObject, engine_view), 0,
+     "The compute engine's cached zero-copy view of this array (or None)."},
+    {NULL},
+};
+
 PyTypeObject DLAArrayBase_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "dlarray._core.ArrayBase",
@@ -432,4 +477,5 @@ PyTypeObject DLAArrayBase_Type = {
     .tp_weaklistoffset = offsetof(DLAArrayObject, weakreflist),
     .tp_methods = array_methods,
     .tp_getset = array_getset,
+    .tp_members = array_members,
 };

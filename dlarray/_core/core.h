@@ -88,6 +88,7 @@ typedef struct {
     int64_t *shape;         /* ndim entries */
     int64_t *strides;       /* ndim entries, in elements */
     PyObject *owner;        /* keeps the memory alive: storage or import owner */
+    PyObject *engine_view;  /* cached compute-engine view of this memory, or NULL */
     PyObject *weakreflist;
     int64_t inline_dims[2 * DLA_INLINE_DIMS];
 } DLAArrayObject;
@@ -134,6 +135,12 @@ typedef struct {
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
     PyObject *kwnames_max_version;    /* ("max_version",) */
+    /* Python objects the getters `dtype` and `device` return, registered by
+     * dlarray at import: one DType per dtype-table row, the CPU Device, and
+     * the function making any other Device from (device_type, device_id). */
+    PyObject *dtype_objects;          /* tuple, dtype-table order */
+    PyObject *cpu_device;
+    PyObject *device_factory;
 } DLAModuleState;
 extern DLAModuleState dla_state;
 

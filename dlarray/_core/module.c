@@ -73,6 +73,28 @@ new_array(PyObject *module, PyObject *args)
     return res;
 }
 
+/* register_python_types(dtypes, cpu_device, device_factory): the objects the
+ * array getters `dtype` and `device` return. */
+static PyObject *
+register_python_types(PyObject *module, PyObject *args)
+{
+    PyObject *dtypes, *cpu, *factory;
+    if (!PyArg_ParseTuple(args, "O!OO:register_python_types", &PyTuple_Type, &dtypes,
+                          &cpu, &factory)) {
+        return NULL;
+    }
+    if (PyTuple_GET_SIZE(dtypes) != dla_dtype_table_len || !PyCallable_Check(factory)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_python_types expects one dtype per table row "
+                        "and a callable device factory");
+        return NULL;
+    }
+    Py_XSETREF(dla_state.dtype_objects, Py_NewRef(dtypes));
+    Py_XSETREF(dla_state.cpu_device, Py_NewRef(cpu));
+    Py_XSETREF(dla_state.device_factory, Py_NewRef(factory));
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 dtype_table(PyObject *module, PyObject *unused)
 {
@@ -99,6 +121,8 @@ static PyMethodDef module_methods[] = {
      "flags) -> DLArray"},
     {"register_array_type", register_array_type, METH_O,
      "register_array_type(cls): the class of arrays made in C."},
+    {"register_python_types", register_python_types, METH_VARARGS,
+     "register_python_types(dtypes, cpu_device, device_factory)."},
     {"dtype_table", dtype_table, METH_NOARGS,
      "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
     {NULL},
