@@ -16,6 +16,47 @@ from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 
 
+_SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+_SCALAR_TYPES = frozenset({bool, int, float, complex})
+
+#: name -> namespace function, for the operators (filled by dlarray._api).
+_OPERATORS: dict[str, Any] = {}
+
+
+def _forward(name: str, *, scalars: bool = True) -> Any:
+    accepted = _SCALAR_TYPES if scalars else frozenset()
+
+    def method(self: DLArray, other: Any, /) -> Any:
+        if type(other) is not DLArray and type(other) not in accepted:
+            return NotImplemented
+        return _OPERATORS[name](self, other)
+
+    method.__name__ = f"__{name}__"
+    return method
+
+
+def _reflected(name: str, *, scalars: bool = True) -> Any:
+    accepted = _SCALAR_TYPES if scalars else frozenset()
+
+    def method(self: DLArray, other: Any, /) -> Any:
+        if type(other) is not DLArray and type(other) not in accepted:
+            return NotImplemented
+        return _OPERATORS[name](other, self)
+
+    return method
+
+
+def _inplace(name: str, *, scalars: bool = True) -> Any:
+    accepted = _SCALAR_TYPES if scalars else frozenset()
+
+    def method(self: DLArray, other: Any, /) -> Any:
+        if type(other) is not DLArray and type(other) not in accepted:
+            return NotImplemented
+        return _OPERATORS["_inplace"](name, self, other)
+
+    return method
+
+
 class DLArray(_core.ArrayBase):
     """An N-dimensional array whose memory can be shared through DLPack.
 
@@ -67,26 +108,128 @@ class DLArray(_core.ArrayBase):
 
         return permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
 
+    @property
+    def mT(self) -> DLArray:
+        """The array with its last two axes swapped (a view); needs ``ndim >= 2``."""
+        from dlarray._views import permute_dims
+
+        if self.ndim < 2:
+            raise ValueError(f"mT needs an array with at least 2 axes, this one has {self.ndim}")
+        axes = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
+        return permute_dims(self, axes)
+
     # ---- indexing ----
 
-    def __getitem__(self, key: Any) -> DLArray:
-        from dlarray._views import basic_index
+    def __getitem__(self, key: Any, /) -> DLArray:
+        from dlarray._api.indexing_object import getitem
 
-        return basic_index(self, key)
+        return getitem(self, key)
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if self._readonly:
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        from dlarray._api.indexing_object import setitem
+
+        setitem(self, key, value)
+
+    # ---- the Array API ----
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """The namespace with this array's functions: the ``dlarray`` module."""
+        import dlarray
+
+        if api_version is not None and api_version not in _SUPPORTED_API_VERSIONS:
             raise ValueError(
-                "cannot write to a read-only array (its producer marked the memory "
-                "READ_ONLY); make a writable copy with dlarray.asarray(x, copy=True)"
+                f"__array_namespace__(api_version={api_version!r}): dlarray implements "
+                f"the Array API versions {', '.join(_SUPPORTED_API_VERSIONS)}"
             )
-        from dlarray._engine import numpy_engine
+        return dlarray
 
-        target = numpy_engine.to_numpy(self[key])
-        source = value
-        if isinstance(value, DLArray):
-            source = numpy_engine.to_numpy(value)
-        target[...] = source
+    def to_device(self, device: Any, /, *, stream: Any = None) -> DLArray:
+        """This array on ``device``: itself if already there, else a copy."""
+        from dlarray._api.creation import to_device
+
+        return to_device(self, device, stream=stream)
+
+    # Operators are the namespace functions of the same meaning; _OPERATORS is
+    # filled by dlarray._api when the namespace loads.  Operands that are
+    # neither arrays nor Python scalars get NotImplemented, so Python can try
+    # the other operand's reflected method.
+    __add__ = _forward("add")
+    __sub__ = _forward("subtract")
+    __mul__ = _forward("multiply")
+    __truediv__ = _forward("divide")
+    __floordiv__ = _forward("floor_divide")
+    __mod__ = _forward("remainder")
+    __pow__ = _forward("pow")
+    __and__ = _forward("bitwise_and")
+    __or__ = _forward("bitwise_or")
+    __xor__ = _forward("bitwise_xor")
+    __lshift__ = _forward("bitwise_left_shift")
+    __rshift__ = _forward("bitwise_right_shift")
+    __matmul__ = _forward("matmul", scalars=False)
+    __lt__ = _forward("less")
+    __le__ = _forward("less_equal")
+    __gt__ = _forward("greater")
+    __ge__ = _forward("greater_equal")
+    __eq__ = _forward("equal")  # type: ignore[assignment]
+    __ne__ = _forward("not_equal")  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise
+
+    __radd__ = _reflected("add")
+    __rsub__ = _reflected("subtract")
+    __rmul__ = _reflected("multiply")
+    __rtruediv__ = _reflected("divide")
+    __rfloordiv__ = _reflected("floor_divide")
+    __rmod__ = _reflected("remainder")
+    __rpow__ = _reflected("pow")
+    __rand__ = _reflected("bitwise_and")
+    __ror__ = _reflected("bitwise_or")
+    __rxor__ = _reflected("bitwise_xor")
+    __rlshift__ = _reflected("bitwise_left_shift")
+    __rrshift__ = _reflected("bitwise_right_shift")
+    __rmatmul__ = _reflected("matmul", scalars=False)
+
+    __iadd__ = _inplace("add")
+    __isub__ = _inplace("subtract")
+    __imul__ = _inplace("multiply")
+    __itruediv__ = _inplace("divide")
+    __ifloordiv__ = _inplace("floor_divide")
+    __imod__ = _inplace("remainder")
+    __ipow__ = _inplace("pow")
+    __iand__ = _inplace("bitwise_and")
+    __ior__ = _inplace("bitwise_or")
+    __ixor__ = _inplace("bitwise_xor")
+    __ilshift__ = _inplace("bitwise_left_shift")
+    __irshift__ = _inplace("bitwise_right_shift")
+    __imatmul__ = _inplace("matmul", scalars=False)
+
+    def __neg__(self, /) -> DLArray:
+        return _OPERATORS["negative"](self)  # type: ignore[no-any-return]
+
+    def __pos__(self, /) -> DLArray:
+        return _OPERATORS["positive"](self)  # type: ignore[no-any-return]
+
+    def __abs__(self, /) -> DLArray:
+        return _OPERATORS["abs"](self)  # type: ignore[no-any-return]
+
+    def __invert__(self, /) -> DLArray:
+        return _OPERATORS["bitwise_invert"](self)  # type: ignore[no-any-return]
+
+    # ---- conversion of 0-d arrays to Python scalars ----
+
+    def __bool__(self, /) -> bool:
+        return bool(_OPERATORS["_scalar"](self, "__bool__", "all"))
+
+    def __int__(self, /) -> int:
+        return int(_OPERATORS["_scalar"](self, "__int__", "real-valued or bool"))
+
+    def __index__(self, /) -> int:
+        return int(_OPERATORS["_scalar"](self, "__index__", "integer"))
+
+    def __float__(self, /) -> float:
+        return float(_OPERATORS["_scalar"](self, "__float__", "real-valued or bool"))
+
+    def __complex__(self, /) -> complex:
+        return complex(_OPERATORS["_scalar"](self, "__complex__", "all"))
 
     # ---- conversions and display ----
 

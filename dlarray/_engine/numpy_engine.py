@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from dlarray import _core
 from dlarray._array import DLArray, retag
 from dlarray._device import DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType
@@ -57,7 +58,23 @@ def can_view(x: DLArray) -> bool:
 
 
 def to_numpy(x: DLArray) -> Any:
-    """A zero-copy ``ndarray`` view of a host DLArray."""
+    """A zero-copy ``ndarray`` view of a host DLArray, made once and cached.
+
+    The view is made through DLPack from a *twin* of ``x`` (a second array
+    object over the same memory and owner), not from ``x`` itself: the view
+    keeps its exporter alive, so exporting ``x`` and caching the view on ``x``
+    would make a reference cycle through the capsule that the garbage
+    collector cannot see.
+    """
+    view = x._engine_view
+    if view is not None:
+        return view
+    view = _make_view(x._view(x.shape, x._strides, x._byte_offset))
+    x._engine_view = view
+    return view
+
+
+def _make_view(x: DLArray) -> Any:
     if x._dl_device[0] not in _HOST_DEVICE_TYPES:
         raise BufferError(
             f"NumPy can compute only on host memory, and this array lives on {x.device}; "
@@ -86,6 +103,27 @@ def from_numpy(a: Any) -> DLArray:
     dtype = DTYPES_BY_NAME[name]
     bits = from_dlpack(a.view(f"u{a.dtype.itemsize}"))
     return retag(bits, dtype, padded=dtype.is_subbyte)
+
+
+_ndarray = np.ndarray
+_fast_from_dlpack = _core.from_dlpack
+
+
+def wrap(a: Any) -> DLArray:
+    """A NumPy result brought back as a DLArray, zero-copy through DLPack.
+
+    ``a`` may be a NumPy scalar (ufuncs return those for 0-d inputs).  The
+    DLArray keeps ``a`` as its cached engine view: ``a`` does not refer back
+    to the DLArray, so this makes no cycle.
+    """
+    if type(a) is not _ndarray:
+        a = np.asarray(a)
+    if a.dtype.kind in "biufc?" and a.dtype.name in _NUMPY_NATIVE:
+        x = _fast_from_dlpack(a)
+    else:
+        x = from_numpy(a)
+    x._engine_view = a
+    return x
 
 
 def numpy_dtype(dtype: DType) -> Any:
@@ -127,3 +165,38 @@ def cast(x: DLArray, dtype: DType) -> DLArray:
     if out.size:
         to_numpy(out)[...] = to_numpy(x)
     return out
+
+
+# ---- floating-point error reporting ----
+#
+# The Array API defines the results of 1/0, log(0), inf - inf and the like;
+# they are values, not errors.  NumPy reports them as RuntimeWarnings, which
+# would leak out of dlarray as noise about NumPy internals.  `quiet` runs a
+# kernel with NumPy's error reporting off.  np.errstate costs ~1 us a call,
+# several times a small op; setting NumPy's own context variable costs a
+# quarter of that, so we use it when this NumPy has it (2.x) and fall back
+# to errstate otherwise.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar
+
+    with np.errstate(all="ignore"):
+        _QUIET = _extobj_contextvar.get()
+except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
+    _extobj_contextvar = None
+
+
+def quiet(kernel: Any) -> Any:
+    """``kernel`` wrapped to run with NumPy's floating-point warnings off."""
+    if _extobj_contextvar is None:  # pragma: no cover
+        return np.errstate(all="ignore")(kernel)
+    set_, reset = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def quiet_kernel(*args: Any) -> Any:
+        token = set_(_QUIET)
+        try:
+            return kernel(*args)
+        finally:
+            reset(token)
+
+    quiet_kernel.__name__ = getattr(kernel, "__name__", "kernel")
+    return quiet_kernel

@@ -1,0 +1,59 @@
+"""The Array API namespace (standard revision 2025.12), one module per chapter.
+
+Each chapter module lists its public functions in ``__all__``; ``NAMESPACE``
+collects them and ``dlarray/__init__.py`` exposes them at the top level, so
+``dlarray`` itself is the namespace ``x.__array_namespace__()`` returns.
+The extensions live in :mod:`dlarray.linalg` and :mod:`dlarray.fft`.
+
+Every function follows the same pattern, after array-api-strict: validate
+arguments with the rules of :mod:`dlarray._rules`, view the inputs as engine
+(NumPy) arrays zero-copy, compute, and bring the result back as a DLArray
+through DLPack (:func:`dlarray._engine.numpy_engine.wrap`).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from dlarray._api import (
+    array_object,
+    creation,
+    dtype_functions,
+    elementwise,
+    indexing_functions,
+    info,
+    linear_algebra,
+    manipulation,
+    searching,
+    sets,
+    sorting,
+    statistical,
+    utility,
+)
+from dlarray._array import _OPERATORS
+
+CHAPTERS: tuple[ModuleType, ...] = (
+    creation,
+    dtype_functions,
+    elementwise,
+    indexing_functions,
+    info,
+    linear_algebra,
+    manipulation,
+    searching,
+    sets,
+    sorting,
+    statistical,
+    utility,
+)
+
+NAMESPACE: dict[str, Any] = {}
+for _chapter in CHAPTERS:
+    for _name in _chapter.__all__:
+        NAMESPACE[_name] = getattr(_chapter, _name)
+
+# The array object's operators call these (see dlarray._array._forward).
+_OPERATORS.update(NAMESPACE)
+_OPERATORS["_inplace"] = array_object.inplace
+_OPERATORS["_scalar"] = array_object.to_scalar

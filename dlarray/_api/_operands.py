@@ -1,0 +1,101 @@
+"""Turning namespace arguments into engine arrays, with the standard's checks.
+
+Every elementwise function goes through :func:`unary` or :func:`binary`
+here: they check types and dtype categories, apply the promotion and
+Python-scalar rules of :mod:`dlarray._rules`, check devices, and return the
+zero-copy NumPy views the engine computes on.  The common case (arrays of
+one dtype on one device) takes a short path; everything else goes through
+the general one, which also writes the error messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dlarray._array import DLArray
+from dlarray._dtypes import DType
+from dlarray._engine.numpy_engine import numpy_dtype, to_numpy
+from dlarray._rules import CATEGORIES, check_dtype, common_device, promote, scalar_dtype
+
+_SCALARS = (bool, int, float, complex)
+# NumPy's scalar type per standard dtype: the cheapest 0-d operand to build.
+_SCALAR_TYPES = {d: numpy_dtype(d).type for d in CATEGORIES["all"]}
+
+
+def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
+    """The engine view of ``x`` after checking it is an array of ``category``."""
+    if not isinstance(x, DLArray):
+        raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
+    dtype = x.dtype
+    if dtype not in allowed:
+        check_dtype(dtype, category, func)
+    return to_numpy(x)
+
+
+def scalar_array(value: Any, dtype: DType, func: str) -> Any:
+    """A Python scalar as a 0-d engine array of ``dtype`` (the standard's
+    rule: the scalar takes the array's dtype)."""
+    try:
+        return _SCALAR_TYPES[dtype](value)
+    except KeyError:
+        return np.asarray(value, dtype=numpy_dtype(dtype))
+    except OverflowError:
+        raise OverflowError(
+            f"{func}: the Python int {value} does not fit in {dtype.name}; the Array API "
+            f"leaves out-of-range scalars undefined, and dlarray refuses them"
+        ) from None
+
+
+def binary(
+    x1: Any, x2: Any, allowed: frozenset[DType], category: str, func: str
+) -> tuple[Any, Any, DType]:
+    """Engine views of two operands and the dtype of their result.
+
+    One of ``x1``, ``x2`` may be a Python scalar; it takes the dtype of the
+    other operand (or the complex type of its precision, for a ``complex``
+    with a real floating array).
+    """
+    t1, t2 = type(x1), type(x2)
+    if t1 is DLArray and t2 is DLArray:
+        d1, d2 = x1.dtype, x2.dtype
+        dtype = d1 if d1 is d2 else promote(d1, d2, func)
+        if dtype not in allowed:
+            # Name the operand that is outside the category, not the result.
+            check_dtype(d1 if d1 not in allowed else d2, category, func)
+        dev1, dev2 = x1.device, x2.device
+        if dev1 is not dev2 and dev1 != dev2:
+            common_device((x1, x2), func)
+        a1, a2 = to_numpy(x1), to_numpy(x2)
+        if d1 is not dtype:
+            a1 = a1.astype(numpy_dtype(dtype))
+        if d2 is not dtype:
+            a2 = a2.astype(numpy_dtype(dtype))
+        return a1, a2, dtype
+    if isinstance(x1, DLArray) and t2 in _SCALARS:
+        dtype = scalar_dtype(x2, x1.dtype, func)
+        if dtype not in allowed:
+            check_dtype(x1.dtype, category, func)
+        a1 = to_numpy(x1)
+        if dtype is not x1.dtype:
+            a1 = a1.astype(numpy_dtype(dtype))
+        return a1, scalar_array(x2, dtype, func), dtype
+    if isinstance(x2, DLArray) and t1 in _SCALARS:
+        dtype = scalar_dtype(x1, x2.dtype, func)
+        if dtype not in allowed:
+            check_dtype(x2.dtype, category, func)
+        a2 = to_numpy(x2)
+        if dtype is not x2.dtype:
+            a2 = a2.astype(numpy_dtype(dtype))
+        return scalar_array(x1, dtype, func), a2, dtype
+    if t1 in _SCALARS and t2 in _SCALARS:
+        raise TypeError(f"{func}: at least one argument must be a dlarray array, got two scalars")
+    bad = x2 if isinstance(x1, DLArray) or t1 in _SCALARS else x1
+    raise TypeError(
+        f"{func}: expected dlarray arrays or Python scalars, got {type(bad).__name__}; "
+        f"convert it with dlarray.asarray first"
+    )
+
+
+ALL = CATEGORIES["all"]

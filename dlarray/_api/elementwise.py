@@ -1,0 +1,262 @@
+"""The standard's 67 elementwise functions.
+
+Each function is one row of a table: the engine's kernel and the dtype
+category its inputs must belong to.  :func:`_make_unary` and
+:func:`_make_binary` turn a row into a function with the standard's
+signature; :mod:`dlarray._api._operands` does the checking and
+:mod:`dlarray._api._special` supplies kernels where NumPy's results differ
+from the special values the standard prescribes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dlarray._api import _special
+from dlarray._api._operands import binary, scalar_array, unary
+from dlarray._array import DLArray
+from dlarray._engine.numpy_engine import quiet, to_numpy, wrap
+from dlarray._rules import CATEGORIES, check_dtype, common_device
+
+Kernel = Callable[..., Any]
+
+# name -> (kernel, input category).  The result dtype is the kernel's: for
+# every row, NumPy's result dtype for inputs of one standard dtype is the
+# standard's (checked by tests/test_namespace_rules.py).
+_UNARY: dict[str, tuple[Kernel, str]] = {
+    "abs": (np.abs, "numeric"),
+    "acos": (np.arccos, "floating-point"),
+    "acosh": (np.arccosh, "floating-point"),
+    "asin": (np.arcsin, "floating-point"),
+    "asinh": (np.arcsinh, "floating-point"),
+    "atan": (np.arctan, "floating-point"),
+    "atanh": (np.arctanh, "floating-point"),
+    "bitwise_invert": (np.invert, "integer or boolean"),
+    "ceil": (np.ceil, "real-valued"),
+    "conj": (np.conj, "numeric"),
+    "cos": (np.cos, "floating-point"),
+    "cosh": (np.cosh, "floating-point"),
+    "exp": (np.exp, "floating-point"),
+    "expm1": (np.expm1, "floating-point"),
+    "floor": (np.floor, "real-valued"),
+    "imag": (np.imag, "complex floating"),
+    "isfinite": (np.isfinite, "numeric"),
+    "isinf": (np.isinf, "numeric"),
+    "isnan": (np.isnan, "numeric"),
+    "log": (np.log, "floating-point"),
+    "log1p": (np.log1p, "floating-point"),
+    "log2": (np.log2, "floating-point"),
+    "log10": (np.log10, "floating-point"),
+    "logical_not": (np.logical_not, "bool"),
+    "negative": (np.negative, "numeric"),
+    "positive": (np.positive, "numeric"),
+    "real": (np.real, "numeric"),
+    "reciprocal": (np.reciprocal, "floating-point"),
+    "round": (np.round, "numeric"),
+    "sign": (np.sign, "numeric"),
+    "signbit": (np.signbit, "real floating"),
+    "sin": (np.sin, "floating-point"),
+    "sinh": (np.sinh, "floating-point"),
+    "square": (np.square, "numeric"),
+    "sqrt": (np.sqrt, "floating-point"),
+    "tan": (np.tan, "floating-point"),
+    "tanh": (np.tanh, "floating-point"),
+    "trunc": (np.trunc, "real-valued"),
+}
+
+_BINARY: dict[str, tuple[Kernel, str]] = {
+    "add": (np.add, "numeric"),
+    "atan2": (np.arctan2, "real floating"),
+    "bitwise_and": (np.bitwise_and, "integer or boolean"),
+    "bitwise_left_shift": (np.left_shift, "integer"),
+    "bitwise_or": (np.bitwise_or, "integer or boolean"),
+    "bitwise_right_shift": (np.right_shift, "integer"),
+    "bitwise_xor": (np.bitwise_xor, "integer or boolean"),
+    "copysign": (np.copysign, "real floating"),
+    "divide": (np.divide, "floating-point"),
+    "equal": (np.equal, "all"),
+    "floor_divide": (np.floor_divide, "real-valued"),
+    "greater": (np.greater, "real-valued"),
+    "greater_equal": (np.greater_equal, "real-valued"),
+    "hypot": (np.hypot, "real floating"),
+    "less": (np.less, "real-valued"),
+    "less_equal": (np.less_equal, "real-valued"),
+    "logaddexp": (np.logaddexp, "real floating"),
+    "logical_and": (np.logical_and, "bool"),
+    "logical_or": (np.logical_or, "bool"),
+    "logical_xor": (np.logical_xor, "bool"),
+    "maximum": (np.maximum, "real-valued"),
+    "minimum": (np.minimum, "real-valued"),
+    "multiply": (np.multiply, "numeric"),
+    "nextafter": (np.nextafter, "real floating"),
+    "not_equal": (np.not_equal, "all"),
+    "pow": (np.power, "numeric"),
+    "remainder": (np.remainder, "real-valued"),
+    "subtract": (np.subtract, "numeric"),
+}
+
+
+def _doc(name: str, category: str, arity: int) -> str:
+    args = "x" if arity == 1 else "x1, x2"
+    scalars = (
+        ""
+        if arity == 1
+        else "\n\nOne of ``x1``, ``x2`` may be a Python scalar (the standard's scalar rules)."
+    )
+    return (
+        f"Elementwise ``{name}({args})`` as the Array API defines it.\n\n"
+        f"Inputs must have a {category} dtype (``TypeError`` otherwise); the "
+        f"standard's special cases for NaN, infinities and signed zeros apply."
+        f"{scalars}\n\nSee https://data-apis.org/array-api/2025.12/API_specification/"
+        f"generated/array_api.{name}.html"
+    )
+
+
+def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray], DLArray]:
+    allowed = CATEGORIES[category]
+    kernel = quiet(_special.UNARY.get(name, kernel))
+
+    def function(x: DLArray, /) -> DLArray:
+        return wrap(kernel(unary(x, allowed, category, name)))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _doc(name, category, 1)
+    return function
+
+
+def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
+    allowed = CATEGORIES[category]
+    kernel = quiet(_special.BINARY.get(name, kernel))
+
+    def function(x1: Any, x2: Any, /) -> DLArray:
+        a1, a2, _ = binary(x1, x2, allowed, category, name)
+        return wrap(kernel(a1, a2))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _doc(name, category, 2)
+    return function
+
+
+FUNCTIONS: dict[str, Callable[..., DLArray]] = {}
+for _name, (_kernel, _category) in _UNARY.items():
+    FUNCTIONS[_name] = _make_unary(_name, _kernel, _category)
+for _name, (_kernel, _category) in _BINARY.items():
+    FUNCTIONS[_name] = _make_binary(_name, _kernel, _category)
+
+
+# ---- functions whose result dtype or signature NumPy does not give ----
+
+
+def _same_dtype_unary(name: str, kernel: Kernel) -> Callable[[DLArray], DLArray]:
+    """ceil/floor/trunc/real: integers (and real inputs to ``real``) come back
+    unchanged as a copy; NumPy would turn integers into floats."""
+    category = _UNARY[name][1]
+    allowed = CATEGORIES[category]
+    float_kernel = quiet(kernel)
+
+    def function(x: DLArray, /) -> DLArray:
+        a = unary(x, allowed, category, name)
+        if a.dtype.kind in "iub" or (name == "real" and a.dtype.kind == "f"):
+            return wrap(a.copy())
+        return wrap(float_kernel(a))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _doc(name, category, 1)
+    return function
+
+
+for _name in ("ceil", "floor", "trunc"):
+    FUNCTIONS[_name] = _same_dtype_unary(_name, _UNARY[_name][0])
+FUNCTIONS["real"] = _same_dtype_unary("real", lambda a: np.real(a).copy())
+FUNCTIONS["imag"] = _make_unary("imag", lambda a: np.imag(a).copy(), "complex floating")
+
+
+def nextafter(x1: Any, x2: Any, /) -> DLArray:
+    """Elementwise ``nextafter(x1, x2)``: the next representable value after
+    ``x1`` towards ``x2``.  Both inputs must be real floating; the result
+    has the promoted dtype (the standard requires equal dtypes, so it is
+    ``x1``'s)."""
+    a1, a2, _ = binary(x1, x2, CATEGORIES["real floating"], "real floating", "nextafter")
+    return wrap(np.nextafter(a1, a2))
+
+
+FUNCTIONS["nextafter"] = nextafter
+
+
+def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
+    """Clamp each element of ``x`` to ``[min, max]``.
+
+    ``min`` and ``max`` are Python scalars, arrays broadcastable to ``x``, or
+    ``None`` (no bound).  The result has ``x``'s dtype and shape.  Where
+    ``min > max`` the standard leaves the result unspecified (here: ``max``).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.clip(xp.asarray([1, 5, 9]), min=2, max=6)
+    dlarray.asarray([2, 5, 6], dtype=dlarray.int64)
+    """
+    a = unary(x, CATEGORIES["real-valued"], "real-valued", "clip")
+    dtype = x.dtype
+    out = a.copy()
+    bounds = []
+    for label, bound in (("min", min), ("max", max)):
+        if bound is None:
+            bounds.append(None)
+            continue
+        if isinstance(bound, DLArray):
+            common_device((x, bound), "clip")
+            check_dtype(bound.dtype, "real-valued", f"clip({label}=...)")
+            b = to_numpy(bound)
+            if b.dtype.kind != a.dtype.kind and not {a.dtype.kind, b.dtype.kind} <= {"i", "u"}:
+                raise TypeError(
+                    f"clip: {label} has dtype {bound.dtype.name}, of another kind than x's "
+                    f"{dtype.name}; the Array API leaves this unspecified, and dlarray "
+                    f"refuses it"
+                )
+        elif type(bound) in (int, float):
+            if type(bound) is float and a.dtype.kind in "iu":
+                raise TypeError(
+                    f"clip: a float {label} with an integer array; pass an int"
+                )
+            if a.dtype.kind in "iu":
+                info = np.iinfo(a.dtype)
+                bound = info.min if bound < info.min else info.max if bound > info.max else bound
+            b = scalar_array(bound, dtype, "clip")
+        else:
+            raise TypeError(
+                f"clip: {label} must be None, a Python int or float, or an array, got "
+                f"{type(bound).__name__}"
+            )
+        bounds.append(b)
+    lo, hi = bounds
+    result_shape = np.broadcast_shapes(
+        a.shape, *(np.shape(b) for b in bounds if b is not None)
+    )
+    if result_shape != a.shape:
+        raise ValueError(
+            f"clip: min/max of shapes {[np.shape(b) for b in bounds if b is not None]} do "
+            f"not broadcast to x's shape {a.shape}"
+        )
+    with np.errstate(all="ignore"):
+        if lo is not None:
+            out = np.where(np.asarray(out < lo), np.asarray(lo).astype(a.dtype), out)
+        if hi is not None:
+            out = np.where(np.asarray(out > hi), np.asarray(hi).astype(a.dtype), out)
+    # NaN bounds propagate, as the standard's special cases require.
+    if a.dtype.kind == "f":
+        for b in bounds:
+            if b is not None:
+                out = np.where(np.isnan(b), b, out).astype(a.dtype)
+    return wrap(np.asarray(out, dtype=a.dtype))
+
+
+FUNCTIONS["clip"] = clip
+
+# One module attribute per function, for `from ... import add`.
+globals().update(FUNCTIONS)
+
+__all__ = sorted(FUNCTIONS)
