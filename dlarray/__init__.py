@@ -15,6 +15,8 @@ Examples
 42.0
 """
 
+import math
+
 from dlarray import _core
 
 if not hasattr(_core, "consume"):
@@ -28,14 +30,30 @@ if not hasattr(_core, "consume"):
 
 # _consumer registers the Python from_dlpack with the core on import.
 from dlarray import _consumer, storage, subbyte  # noqa: F401
+from dlarray._api import NAMESPACE
 from dlarray._array import DLArray
-from dlarray._creation import asarray, empty, zeros
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
-from dlarray._views import permute_dims, reshape
+
+#: The revision of the Array API standard this namespace implements.
+__array_api_version__ = "2025.12"
+
+# The whole Array API namespace, one chapter module at a time (dlarray._api).
+globals().update(NAMESPACE)
+try:  # TEMPORARY while the extensions are being written
+    from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
+except ImportError:
+    pass
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
+
+# The standard's constants.
+e = math.e
+inf = math.inf
+nan = math.nan
+pi = math.pi
+newaxis = None
 
 __version__ = "0.1.0"
 #: The DLPack version dlarray reads and writes.
@@ -49,14 +67,17 @@ __all__ = [
     "DLDeviceType",
     "DType",
     "Device",
-    "asarray",
+    "__array_api_version__",
     "dtypes",
-    "empty",
-    "from_dlpack",
-    "permute_dims",
-    "reshape",
+    "e",
+    "fft",
+    "inf",
+    "linalg",
+    "nan",
+    "newaxis",
+    "pi",
     "storage",
     "subbyte",
-    "zeros",
     *DTYPES_BY_NAME,
+    *NAMESPACE,
 ]

@@ -190,7 +190,8 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     """Clamp each element of ``x`` to ``[min, max]``.
 
     ``min`` and ``max`` are Python scalars, arrays broadcastable to ``x``, or
-    ``None`` (no bound).  The result has ``x``'s dtype and shape.  Where
+    ``None`` (no bound).  The result has ``x``'s dtype and the broadcast
+    shape of ``x``, ``min`` and ``max``.  Where
     ``min > max`` the standard leaves the result unspecified (here: ``max``).
 
     Examples
@@ -201,7 +202,6 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     """
     a = unary(x, CATEGORIES["real-valued"], "real-valued", "clip")
     dtype = x.dtype
-    out = a.copy()
     bounds = []
     for label, bound in (("min", min), ("max", max)):
         if bound is None:
@@ -233,25 +233,17 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
             )
         bounds.append(b)
     lo, hi = bounds
-    result_shape = np.broadcast_shapes(
-        a.shape, *(np.shape(b) for b in bounds if b is not None)
-    )
-    if result_shape != a.shape:
-        raise ValueError(
-            f"clip: min/max of shapes {[np.shape(b) for b in bounds if b is not None]} do "
-            f"not broadcast to x's shape {a.shape}"
-        )
-    with np.errstate(all="ignore"):
-        if lo is not None:
-            out = np.where(np.asarray(out < lo), np.asarray(lo).astype(a.dtype), out)
-        if hi is not None:
-            out = np.where(np.asarray(out > hi), np.asarray(hi).astype(a.dtype), out)
-    # NaN bounds propagate, as the standard's special cases require.
-    if a.dtype.kind == "f":
-        for b in bounds:
-            if b is not None:
-                out = np.where(np.isnan(b), b, out).astype(a.dtype)
-    return wrap(np.asarray(out, dtype=a.dtype))
+    # maximum/minimum propagate NaN from x and from either bound, as the
+    # standard's special cases require; min > max gives max.
+    out = _clip_kernel(a, lo, hi)
+    return wrap(np.asarray(out).astype(a.dtype, copy=False))
+
+
+@quiet
+def _clip_kernel(a: Any, lo: Any, hi: Any) -> Any:
+    out = a if lo is None else np.maximum(a, lo)
+    out = out if hi is None else np.minimum(out, hi)
+    return np.array(out, copy=True) if out is a else out
 
 
 FUNCTIONS["clip"] = clip

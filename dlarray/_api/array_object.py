@@ -1,0 +1,70 @@
+"""The array object's operators that are more than a namespace call.
+
+Binary operators call the namespace function of the same meaning directly
+(``dlarray._array._forward``); the in-place forms and the conversions to
+Python scalars have rules of their own, kept here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dlarray._array import _OPERATORS, DLArray
+from dlarray._engine.numpy_engine import to_numpy
+from dlarray._rules import CATEGORIES
+
+_CONVERSION_CATEGORY = {
+    "all": CATEGORIES["all"],
+    "integer": CATEGORIES["integer"],
+    "real-valued or bool": CATEGORIES["real-valued"] | CATEGORIES["bool"],
+}
+
+
+def check_writable(x: DLArray, what: str) -> None:
+    """``ValueError`` when ``x`` is read-only."""
+    if x._readonly:
+        raise ValueError(
+            f"{what}: the array is read-only (its producer marked the memory READ_ONLY); "
+            f"make a writable copy with dlarray.asarray(x, copy=True)"
+        )
+
+
+def inplace(name: str, x: DLArray, other: Any) -> DLArray:
+    """``x <op>= other``: compute ``name(x, other)`` and write it into ``x``.
+
+    The standard forbids an in-place operation from changing ``x``'s dtype
+    or shape: a result of another dtype raises ``TypeError``, one of another
+    shape (``other`` broadcasting ``x`` up) raises ``ValueError``.
+    """
+    check_writable(x, f"in-place {name}")
+    result = _OPERATORS[name](x, other)
+    if result.dtype is not x.dtype:
+        raise TypeError(
+            f"in-place {name}: the result has dtype {result.dtype.name}, but x is "
+            f"{x.dtype.name} and an in-place operation cannot change it; use "
+            f"x = dlarray.{name}(x, other) instead"
+        )
+    if result.shape != x.shape:
+        raise ValueError(
+            f"in-place {name}: the result has shape {result.shape}, but x has shape "
+            f"{x.shape}; an in-place operation cannot broadcast x"
+        )
+    to_numpy(x)[...] = to_numpy(result)
+    return x
+
+
+def to_scalar(x: DLArray, method: str, category: str) -> Any:
+    """The Python scalar held by a 0-d array, for ``bool(x)``, ``int(x)``...
+
+    Arrays with other than zero axes raise ``TypeError``, as do dtypes the
+    conversion does not accept (``int()`` of a complex array, ``__index__``
+    of a float array).
+    """
+    if x.ndim != 0:
+        raise TypeError(
+            f"{method}: only a 0-d array converts to a Python scalar; this one has shape "
+            f"{x.shape}"
+        )
+    if x.dtype not in _CONVERSION_CATEGORY[category]:
+        raise TypeError(f"{method}: needs a {category} array, got dtype {x.dtype.name}")
+    return to_numpy(x).item()

@@ -1,0 +1,179 @@
+"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dlarray._array import DLArray
+from dlarray._creation import _check_allocatable, copy_to_host
+from dlarray._device import as_device
+from dlarray._dtypes import DType
+from dlarray._engine.numpy_engine import cast, numpy_dtype
+from dlarray._rules import CATEGORIES, REAL_OF, promote, result_type  # result_type re-exported
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
+
+
+def astype(
+    x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
+) -> DLArray:
+    """``x`` converted to ``dtype``.
+
+    ``copy=False`` returns ``x`` itself when no conversion (and no device
+    move) is needed.  Casting a complex array to a real or integer dtype is
+    refused with ``TypeError``: the standard leaves it unspecified and it
+    would silently drop the imaginary part.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.astype(xp.asarray([1.7, -1.7]), xp.int32)
+    dlarray.asarray([1, -1], dtype=dlarray.int32)
+    """
+    if not isinstance(x, DLArray):
+        raise TypeError(f"astype: expected a dlarray array, got {type(x).__name__}")
+    if not isinstance(dtype, DType):
+        raise TypeError(f"astype: dtype must be a dlarray dtype, got {dtype!r}")
+    if x.dtype in CATEGORIES["complex floating"] and dtype not in CATEGORIES["complex floating"]:
+        raise TypeError(
+            f"astype: casting {x.dtype.name} to {dtype.name} would drop the imaginary part; "
+            f"take dlarray.real(x) or dlarray.abs(x) first"
+        )
+    if device is not None:
+        target = as_device(device)
+        if target != x.device:
+            _check_allocatable(target)
+    if dtype is x.dtype:
+        return copy_to_host(x) if copy else x
+    with np.errstate(all="ignore"):  # float -> int of NaN/inf is unspecified, not an error
+        return cast(x, dtype)
+
+
+def _dtype_of(value: Any, func: str) -> DType:
+    if isinstance(value, DLArray):
+        return value.dtype
+    if isinstance(value, DType):
+        return value
+    raise TypeError(f"{func}: expected a dlarray dtype or array, got {value!r}")
+
+
+def can_cast(from_: DType | DLArray, to: DType, /) -> bool:
+    """Whether the standard's promotion rules can turn ``from_`` into ``to``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.can_cast(xp.int8, xp.int32), xp.can_cast(xp.int32, xp.float64)
+    (True, False)
+    """
+    source, target = _dtype_of(from_, "can_cast"), _dtype_of(to, "can_cast")
+    try:
+        return promote(source, target) is target
+    except TypeError:
+        return False
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    """Machine limits of a floating-point dtype (what :func:`finfo` returns)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    """Machine limits of an integer dtype (what :func:`iinfo` returns)."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+def finfo(type: DType | DLArray, /) -> finfo_object:
+    """Limits of a floating-point dtype (or of an array's dtype).
+
+    For a complex dtype the limits are those of its real component dtype.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.finfo(xp.float32).bits, xp.finfo(xp.complex128).dtype
+    (32, dlarray.float64)
+    """
+    d = _dtype_of(type, "finfo")
+    if d not in CATEGORIES["floating-point"]:
+        raise TypeError(f"finfo: {d.name} is not a floating-point dtype; use iinfo for integers")
+    real = REAL_OF.get(d, d)
+    info = np.finfo(numpy_dtype(real))
+    return finfo_object(
+        bits=real.bits,
+        eps=float(info.eps),
+        max=float(info.max),
+        min=float(info.min),
+        smallest_normal=float(info.smallest_normal),
+        dtype=real,
+    )
+
+
+def iinfo(type: DType | DLArray, /) -> iinfo_object:
+    """Limits of an integer dtype (or of an array's dtype).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.iinfo(xp.int8).min, xp.iinfo(xp.uint16).max
+    (-128, 65535)
+    """
+    d = _dtype_of(type, "iinfo")
+    if d not in CATEGORIES["integer"]:
+        raise TypeError(f"iinfo: {d.name} is not an integer dtype; use finfo for floats")
+    info = np.iinfo(numpy_dtype(d))
+    return iinfo_object(bits=d.bits, max=int(info.max), min=int(info.min), dtype=d)
+
+
+_KINDS = {
+    "bool": CATEGORIES["bool"],
+    "signed integer": CATEGORIES["signed integer"],
+    "unsigned integer": CATEGORIES["unsigned integer"],
+    "integral": CATEGORIES["integer"],
+    "real floating": CATEGORIES["real floating"],
+    "complex floating": CATEGORIES["complex floating"],
+    "numeric": CATEGORIES["numeric"],
+}
+
+
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """Whether ``dtype`` is of ``kind``: a dtype, a kind name ("bool",
+    "signed integer", "unsigned integer", "integral", "real floating",
+    "complex floating", "numeric"), or a tuple of those.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.isdtype(xp.int8, "integral"), xp.isdtype(xp.float32, ("bool", xp.float64))
+    (True, False)
+    """
+    if not isinstance(dtype, DType):
+        raise TypeError(f"isdtype: dtype must be a dlarray dtype, got {dtype!r}")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        try:
+            return dtype in _KINDS[kind]
+        except KeyError:
+            raise ValueError(
+                f"isdtype: unknown kind {kind!r}; known kinds: {', '.join(_KINDS)}"
+            ) from None
+    raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")
+
