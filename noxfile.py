@@ -4,11 +4,13 @@
     nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we support
     nox -s lint         ruff
     nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
-    nox -s bench        exchange latency against NumPy (and torch when installed)
+    nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
+    nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
 """
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import nox
@@ -18,7 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parent
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = False
 
-TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
+# hypothesis is pinned: its releases change which examples tests generate.
+TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5", "hypothesis==6.170.15"]
 
 
 @nox.session
@@ -62,9 +65,32 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Exchange latency against NumPy (and torch, if `--with-torch` follows --)."""
-    session.install(".", "numpy")
+    session.install(".", "numpy", "array-api-strict==2.6.1")
     args = list(session.posargs)
     if "--with-torch" in args:
         args.remove("--with-torch")
         session.install("torch==2.13.0")
     session.run("python", str(ROOT / "benchmarks" / "bench_exchange.py"), *args)
+    namespace_args = [a for a in args if a == "--quick"]
+    if "--output" in args:
+        exchange_json = pathlib.Path(args[args.index("--output") + 1])
+        namespace_json = exchange_json.with_name(exchange_json.stem + "-namespace.json")
+        namespace_args += ["--output", str(namespace_json)]
+    session.run("python", str(ROOT / "benchmarks" / "bench_namespace.py"), *namespace_args)
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """data-apis/array-api-tests against dlarray at version 2025.12.
+
+    The suite is not vendored: fetch it with array_api_conformance/fetch_suite.sh and
+    export ARRAY_API_TESTS_DIR.  Options after -- go to run.py (e.g. --max-examples 1000).
+    """
+    if not os.environ.get("ARRAY_API_TESTS_DIR"):
+        session.error(
+            "ARRAY_API_TESTS_DIR is not set: fetch the suite with "
+            "array_api_conformance/fetch_suite.sh DEST and export ARRAY_API_TESTS_DIR=DEST"
+        )
+    session.install(".", *TEST_DEPS, "-r", str(ROOT / "array_api_conformance" / "requirements.txt"))
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)

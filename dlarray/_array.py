@@ -101,9 +101,10 @@ class DLArray(_core.ArrayBase):
         """True when writes are refused."""
         return self._readonly
 
-    @property
-    def T(self) -> DLArray:
-        """The array with its axes reversed (a view)."""
+    # ``T`` and ``x[key]`` for basic keys are C (subscript.c); these are the
+    # general paths they hand everything else to.
+
+    def _transpose_general(self) -> DLArray:
         from dlarray._views import permute_dims
 
         return permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
@@ -120,7 +121,7 @@ class DLArray(_core.ArrayBase):
 
     # ---- indexing ----
 
-    def __getitem__(self, key: Any, /) -> DLArray:
+    def _getitem_general(self, key: Any, /) -> DLArray:
         from dlarray._api.indexing_object import getitem
 
         return getitem(self, key)

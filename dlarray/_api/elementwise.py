@@ -18,7 +18,7 @@ import numpy as np
 from dlarray._api import _special
 from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import quiet, to_numpy, wrap
+from dlarray._engine.numpy_engine import call, to_numpy, wrap
 from dlarray._rules import CATEGORIES, check_dtype, common_device
 
 Kernel = Callable[..., Any]
@@ -117,10 +117,13 @@ def _doc(name: str, category: str, arity: int) -> str:
 
 def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray], DLArray]:
     allowed = CATEGORIES[category]
-    kernel = quiet(_special.UNARY.get(name, kernel))
+    kernel = _special.UNARY.get(name, kernel)
 
     def function(x: DLArray, /) -> DLArray:
-        return wrap(kernel(unary(x, allowed, category, name)))
+        if type(x) is DLArray and x.dtype in allowed:  # the common case, kept short
+            view = x._engine_view
+            return call(kernel, to_numpy(x) if view is None else view)
+        return call(kernel, unary(x, allowed, category, name))
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
@@ -129,11 +132,22 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
 
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
-    kernel = quiet(_special.BINARY.get(name, kernel))
+    kernel = _special.BINARY.get(name, kernel)
 
     def function(x1: Any, x2: Any, /) -> DLArray:
+        # The common case, kept short: two arrays of one allowed dtype on the
+        # CPU (whose Device object is a singleton, hence `is`).
+        if type(x1) is DLArray and type(x2) is DLArray:
+            dtype = x1.dtype
+            if dtype is x2.dtype and dtype in allowed and x1.device is x2.device:
+                v1, v2 = x1._engine_view, x2._engine_view
+                return call(
+                    kernel,
+                    to_numpy(x1) if v1 is None else v1,
+                    to_numpy(x2) if v2 is None else v2,
+                )
         a1, a2, _ = binary(x1, x2, allowed, category, name)
-        return wrap(kernel(a1, a2))
+        return call(kernel, a1, a2)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)
@@ -155,13 +169,12 @@ def _same_dtype_unary(name: str, kernel: Kernel) -> Callable[[DLArray], DLArray]
     unchanged as a copy; NumPy would turn integers into floats."""
     category = _UNARY[name][1]
     allowed = CATEGORIES[category]
-    float_kernel = quiet(kernel)
 
     def function(x: DLArray, /) -> DLArray:
         a = unary(x, allowed, category, name)
         if a.dtype.kind in "iub" or (name == "real" and a.dtype.kind == "f"):
             return wrap(a.copy())
-        return wrap(float_kernel(a))
+        return call(kernel, a)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
@@ -180,7 +193,7 @@ def nextafter(x1: Any, x2: Any, /) -> DLArray:
     has the promoted dtype (the standard requires equal dtypes, so it is
     ``x1``'s)."""
     a1, a2, _ = binary(x1, x2, CATEGORIES["real floating"], "real floating", "nextafter")
-    return wrap(np.nextafter(a1, a2))
+    return call(np.nextafter, a1, a2)
 
 
 FUNCTIONS["nextafter"] = nextafter
@@ -235,15 +248,13 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     lo, hi = bounds
     # maximum/minimum propagate NaN from x and from either bound, as the
     # standard's special cases require; min > max gives max.
-    out = _clip_kernel(a, lo, hi)
-    return wrap(np.asarray(out).astype(a.dtype, copy=False))
+    return call(_clip_kernel, a, lo, hi)
 
 
-@quiet
 def _clip_kernel(a: Any, lo: Any, hi: Any) -> Any:
     out = a if lo is None else np.maximum(a, lo)
     out = out if hi is None else np.minimum(out, hi)
-    return np.array(out, copy=True) if out is a else out
+    return np.array(out, dtype=a.dtype, copy=True) if out is a else out.astype(a.dtype, copy=False)
 
 
 FUNCTIONS["clip"] = clip

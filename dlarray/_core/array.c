@@ -284,6 +284,7 @@ get_device(DLAArrayObject *self, void *c)
 }
 
 static PyGetSetDef array_getset[] = {
+    {"T", dla_array_transpose, NULL, "The array with its axes reversed (a view).", NULL},
     {"dtype", (getter)get_dtype, NULL, "The element type (a dlarray.DType).", NULL},
     {"device", (getter)get_device, NULL,
      "Where the memory lives (a dlarray.Device).", NULL},
@@ -464,6 +465,10 @@ static PyMemberDef array_members[] = {
     {NULL},
 };
 
+static PyMappingMethods array_as_mapping = {
+    .mp_subscript = dla_array_subscript,
+};
+
 PyTypeObject DLAArrayBase_Type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "dlarray._core.ArrayBase",
@@ -478,4 +483,5 @@ PyTypeObject DLAArrayBase_Type = {
     .tp_methods = array_methods,
     .tp_getset = array_getset,
     .tp_members = array_members,
+    .tp_as_mapping = &array_as_mapping,
 };

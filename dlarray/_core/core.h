@@ -6,6 +6,8 @@
  *   array.c        the array object: fields, views, copies
  *   export.c       the producer: __dlpack__, capsules, deleters
  *   import.c       the consumer: taking a capsule apart
+ *   subscript.c    basic indexing and transposition, in C for speed
+ *   engine_call.c  running an engine kernel and adopting its result
  *   module.c       the module and its functions
  */
 #ifndef DLARRAY_CORE_H
@@ -114,6 +116,14 @@ int64_t dla_nbytes(int64_t count, DLDataType dtype, bool padded);
 /* Product of a shape with overflow and sign checks (BufferError, -1). */
 int64_t dla_shape_product(int32_t ndim, const int64_t *shape);
 
+/* ---- subscript.c ---- */
+PyObject *dla_array_subscript(PyObject *self, PyObject *key);
+PyObject *dla_array_transpose(PyObject *self, void *closure);
+
+/* ---- engine_call.c ---- */
+PyObject *dla_register_engine(PyObject *module, PyObject *args);
+PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* ---- export.c ---- */
 PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,
                            Py_ssize_t nargs, PyObject *kwnames);
@@ -133,6 +143,8 @@ typedef struct {
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
+    PyObject *str_getitem_general;    /* "_getitem_general" */
+    PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
     PyObject *kwnames_max_version;    /* ("max_version",) */
     /* Python objects the getters `dtype` and `device` return, registered by

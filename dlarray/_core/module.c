@@ -123,6 +123,10 @@ static PyMethodDef module_methods[] = {
      "register_array_type(cls): the class of arrays made in C."},
     {"register_python_types", register_python_types, METH_VARARGS,
      "register_python_types(dtypes, cpu_device, device_factory)."},
+    {"register_engine", dla_register_engine, METH_VARARGS,
+     "register_engine(array_type, error_state_var, quiet_value, fallback)."},
+    {"engine_call", (PyCFunction)(void (*)(void))dla_engine_call, METH_FASTCALL,
+     "engine_call(kernel, *args) -> the kernel's result as a DLArray."},
     {"dtype_table", dtype_table, METH_NOARGS,
      "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
     {NULL},
@@ -161,9 +165,12 @@ PyInit__core(void)
     dla_state.kw_dl_device = PyUnicode_InternFromString("dl_device");
     dla_state.kw_copy = PyUnicode_InternFromString("copy");
     dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
+    dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
+    dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
     dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
     if (!dla_state.str_dunder_dlpack || !dla_state.max_version ||
+        !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
         !dla_state.kwnames_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||

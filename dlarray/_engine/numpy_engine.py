@@ -106,6 +106,9 @@ def from_numpy(a: Any) -> DLArray:
 
 
 _ndarray = np.ndarray
+# NumPy's type characters of the dtypes its DLPack export knows (all of
+# _NUMPY_NATIVE, in every integer spelling NumPy uses).
+_NATIVE_CHARS = frozenset("?bhilqpBHILQPefdFD")
 _fast_from_dlpack = _core.from_dlpack
 
 
@@ -118,7 +121,7 @@ def wrap(a: Any) -> DLArray:
     """
     if type(a) is not _ndarray:
         a = np.asarray(a)
-    if a.dtype.kind in "biufc?" and a.dtype.name in _NUMPY_NATIVE:
+    if a.dtype.char in _NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
         x = _fast_from_dlpack(a)
     else:
         x = from_numpy(a)
@@ -167,15 +170,16 @@ def cast(x: DLArray, dtype: DType) -> DLArray:
     return out
 
 
-# ---- floating-point error reporting ----
+# ---- running kernels ----
 #
 # The Array API defines the results of 1/0, log(0), inf - inf and the like;
 # they are values, not errors.  NumPy reports them as RuntimeWarnings, which
-# would leak out of dlarray as noise about NumPy internals.  `quiet` runs a
-# kernel with NumPy's error reporting off.  np.errstate costs ~1 us a call,
-# several times a small op; setting NumPy's own context variable costs a
-# quarter of that, so we use it when this NumPy has it (2.x) and fall back
-# to errstate otherwise.
+# would leak out of dlarray as noise about NumPy internals, so kernels run
+# with NumPy's error reporting off.  np.errstate costs ~1 us a call, several
+# times a small op; NumPy 2 keeps its error state in a context variable, and
+# the C core (engine_call.c) sets and resets that variable around the kernel
+# for a few tens of ns, then adopts the result.  Without that variable (a
+# NumPy layout we do not know) the Python fallback uses np.errstate.
 try:
     from numpy._core._ufunc_config import _extobj_contextvar
 
@@ -185,18 +189,26 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
     _extobj_contextvar = None
 
 
+def _call_with_errstate(kernel: Any, *args: Any) -> DLArray:  # pragma: no cover
+    with np.errstate(all="ignore"):
+        return wrap(kernel(*args))
+
+
+if _extobj_contextvar is not None:
+    _core.register_engine(np.ndarray, _extobj_contextvar, _QUIET, wrap)
+    #: call(kernel, *arrays) -> the kernel's result as a DLArray, computed quietly.
+    call = _core.engine_call
+else:  # pragma: no cover
+    call = _call_with_errstate
+
+
 def quiet(kernel: Any) -> Any:
-    """``kernel`` wrapped to run with NumPy's floating-point warnings off."""
-    if _extobj_contextvar is None:  # pragma: no cover
-        return np.errstate(all="ignore")(kernel)
-    set_, reset = _extobj_contextvar.set, _extobj_contextvar.reset
+    """``kernel`` wrapped to run with NumPy's floating-point warnings off
+    (for kernels whose result is not a single array for :func:`call`)."""
 
     def quiet_kernel(*args: Any) -> Any:
-        token = set_(_QUIET)
-        try:
+        with np.errstate(all="ignore"):
             return kernel(*args)
-        finally:
-            reset(token)
 
     quiet_kernel.__name__ = getattr(kernel, "__name__", "kernel")
     return quiet_kernel

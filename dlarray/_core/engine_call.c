@@ -1,0 +1,172 @@
+/*
+ * engine_call.c -- run a compute-engine kernel and adopt its result.
+ *
+ * Every namespace operation ends the same way: call the engine's kernel
+ * (a NumPy ufunc, say) on zero-copy views of its inputs with the engine's
+ * floating-point warnings silenced, then import the result through DLPack
+ * and remember the engine array as the new DLArray's engine view.  In
+ * Python those steps cost more than the kernel itself on small arrays, so
+ * they are done here.  Nothing engine-specific is compiled in: dlarray
+ * registers, from Python, the engine's array type, the context variable
+ * that holds its error state and the "quiet" value to put in it, and a
+ * Python fallback for results this path does not take (scalars, dtypes
+ * DLPack cannot carry).
+ *
+ *   register_engine(array_type, error_state_var, quiet_value, fallback)
+ *   engine_call(kernel, *args) -> DLArray
+ */
+#include "core.h"
+
+static PyTypeObject *engine_array_type = NULL; /* e.g. numpy.ndarray */
+static PyObject *error_state_var = NULL;       /* a contextvars.ContextVar, or None */
+static PyObject *quiet_value = NULL;
+static PyObject *fallback_wrap = NULL;         /* Python: wrap(result) -> DLArray */
+static PyObject *str_quiet_context = NULL;   /* key in each thread's state dict */
+
+PyObject *
+dla_register_engine(PyObject *module, PyObject *args)
+{
+    PyObject *type, *var, *quiet, *fallback;
+    if (!PyArg_ParseTuple(args, "O!OOO:register_engine", &PyType_Type, &type, &var, &quiet,
+                          &fallback)) {
+        return NULL;
+    }
+    if (var != Py_None && !PyContextVar_CheckExact(var)) {
+        PyErr_SetString(PyExc_TypeError, "register_engine: error_state_var must be a "
+                                         "contextvars.ContextVar or None");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "register_engine: fallback must be callable");
+        return NULL;
+    }
+    if (str_quiet_context == NULL) {
+        str_quiet_context = PyUnicode_InternFromString("dlarray.engine_quiet_context");
+        if (str_quiet_context == NULL) {
+            return NULL;
+        }
+    }
+    Py_XSETREF(engine_array_type, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(error_state_var, Py_NewRef(var));
+    Py_XSETREF(quiet_value, Py_NewRef(quiet));
+    Py_XSETREF(fallback_wrap, Py_NewRef(fallback));
+    Py_RETURN_NONE;
+}
+
+/* Kernels run inside a context of their own, one per thread, in which the
+ * engine's error state is "quiet".  Entering and leaving a context costs a
+ * pointer swap; setting and resetting the variable in the caller's context
+ * would allocate a new context mapping each time (~300 ns, more than a
+ * small kernel).  The price: inside a kernel, other context variables hold
+ * the values they had when the thread first called a kernel -- kernels are
+ * pure compute and read none but the engine's error state. */
+static PyObject *
+quiet_context(void)
+{
+    PyObject *thread_dict = PyThreadState_GetDict(); /* borrowed */
+    if (thread_dict == NULL) {
+        return NULL;
+    }
+    PyObject *ctx = PyDict_GetItemWithError(thread_dict, str_quiet_context); /* borrowed */
+    if (ctx != NULL || PyErr_Occurred()) {
+        return ctx;
+    }
+    ctx = PyContext_CopyCurrent();
+    if (ctx == NULL) {
+        return NULL;
+    }
+    if (PyContext_Enter(ctx) < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    PyObject *token = PyContextVar_Set(error_state_var, quiet_value);
+    Py_XDECREF(token);
+    if (PyContext_Exit(ctx) < 0 || token == NULL ||
+        PyDict_SetItem(thread_dict, str_quiet_context, ctx) < 0) {
+        Py_DECREF(ctx);
+        return NULL;
+    }
+    Py_DECREF(ctx); /* the thread dict holds it */
+    return ctx;
+}
+
+/* kernel(*args) with the engine's floating-point reporting off. */
+static PyObject *
+call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (error_state_var == Py_None) {
+        return PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+    }
+    PyObject *ctx = quiet_context();
+    if (ctx == NULL) {
+        return NULL;
+    }
+    if (PyContext_Enter(ctx) == 0) {
+        PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+        DLA_SAVE_EXCEPTION(raised);
+        if (PyContext_Exit(ctx) < 0) {
+            PyErr_WriteUnraisable(ctx);
+        }
+        DLA_RESTORE_EXCEPTION(raised);
+        return result;
+    }
+    /* Already inside the quiet context (a kernel that calls engine_call):
+     * set and reset the variable instead. */
+    PyErr_Clear();
+    PyObject *token = PyContextVar_Set(error_state_var, quiet_value);
+    if (token == NULL) {
+        return NULL;
+    }
+    PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+    DLA_SAVE_EXCEPTION(raised);
+    if (PyContextVar_Reset(error_state_var, token) < 0) {
+        /* Cannot happen with a token fresh from Set; report it without
+         * hiding the kernel's own outcome. */
+        PyErr_WriteUnraisable(error_state_var);
+    }
+    Py_DECREF(token);
+    DLA_RESTORE_EXCEPTION(raised);
+    return result;
+}
+
+/* The engine's result as a DLArray whose engine view is that result. */
+static PyObject *
+adopt(PyObject *module, PyObject *result)
+{
+    if (Py_TYPE(result) != engine_array_type) {
+        return PyObject_CallOneArg(fallback_wrap, result);
+    }
+    PyObject *array = dla_from_dlpack(module, &result, 1, NULL);
+    if (array == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
+            return NULL;
+        }
+        /* A dtype DLPack cannot carry (bfloat16 from ml_dtypes): the Python
+         * path knows how to relabel it. */
+        PyErr_Clear();
+        return PyObject_CallOneArg(fallback_wrap, result);
+    }
+    DLAArrayObject *a = (DLAArrayObject *)array;
+    Py_XSETREF(a->engine_view, Py_NewRef(result));
+    return array;
+}
+
+PyObject *
+dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (engine_array_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "engine_call: no engine registered");
+        return NULL;
+    }
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "engine_call(kernel, *args) needs a kernel");
+        return NULL;
+    }
+    PyObject *result = call_quietly(args[0], args + 1, nargs - 1);
+    if (result == NULL) {
+        return NULL;
+    }
+    PyObject *array = adopt(module, result);
+    Py_DECREF(result);
+    return array;
+}
