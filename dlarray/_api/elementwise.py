@@ -130,6 +130,15 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
     return function
 
 
+_INT_FLOAT = (int, float)
+# The array dtypes a Python int or float joins without changing (the
+# standard's scalar rules; _rules.scalar_dtype is the general statement).
+_TAKES_INT_FLOAT = {
+    int: CATEGORIES["numeric"],
+    float: CATEGORIES["floating-point"],
+}
+
+
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
     kernel = _special.BINARY.get(name, kernel)
@@ -146,6 +155,15 @@ def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any
                     to_numpy(x1) if v1 is None else v1,
                     to_numpy(x2) if v2 is None else v2,
                 )
+        # An array with a Python int or float that takes the array's dtype.
+        elif type(x1) is DLArray and type(x2) in _INT_FLOAT:
+            dtype = x1.dtype
+            if dtype in allowed and dtype in _TAKES_INT_FLOAT[type(x2)]:
+                return call(kernel, to_numpy(x1), scalar_array(x2, dtype, name))
+        elif type(x2) is DLArray and type(x1) in _INT_FLOAT:
+            dtype = x2.dtype
+            if dtype in allowed and dtype in _TAKES_INT_FLOAT[type(x1)]:
+                return call(kernel, scalar_array(x1, dtype, name), to_numpy(x2))
         a1, a2, _ = binary(x1, x2, allowed, category, name)
         return call(kernel, a1, a2)
 
