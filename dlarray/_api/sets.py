@@ -1,3 +1,225 @@
-"""(being written)"""
+"""The standard's set functions: ``isin`` and the four ``unique_*`` functions.
 
-__all__: list[str] = []
+The ``unique_*`` functions share one engine routine, :func:`_groups`: a
+stable sort of the flattened input, then a new group wherever a value
+differs from its predecessor.  Differing is tested with ``!=``, the
+standard's value equality, so every NaN (and every complex value with a NaN
+part) is a group of its own, and ``-0.0`` joins ``+0.0``.  NumPy's
+``unique`` merges NaNs by default, which the standard rules out.  The values
+come back sorted (the standard leaves the order to the implementation).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from dlarray._api._operands import binary, unary
+from dlarray._array import DLArray
+from dlarray._dtypes import DType
+from dlarray._engine.numpy_engine import numpy_dtype, wrap
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES
+
+__all__ = [
+    "isin",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+]
+
+_ALL = CATEGORIES["all"]
+_INTEGER = CATEGORIES["integer"]
+
+
+class UniqueAllResult(NamedTuple):
+    """The result of :func:`unique_all`."""
+
+    values: DLArray
+    indices: DLArray
+    inverse_indices: DLArray
+    counts: DLArray
+
+
+class UniqueCountsResult(NamedTuple):
+    """The result of :func:`unique_counts`."""
+
+    values: DLArray
+    counts: DLArray
+
+
+class UniqueInverseResult(NamedTuple):
+    """The result of :func:`unique_inverse`."""
+
+    values: DLArray
+    inverse_indices: DLArray
+
+
+class _Groups(NamedTuple):
+    """Engine arrays describing the distinct values of a flattened array."""
+
+    flat: Any  # the input, flattened
+    order: Any  # a stable sorting permutation of ``flat``
+    starts: Any  # mask over the sorted values: True where a group begins
+
+
+def _groups(x: DLArray, func: str) -> _Groups:
+    flat = unary(x, _ALL, "all", func).reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    starts = np.ones(flat.size, dtype=bool)
+    # NumPy sorts NaNs (and complex values with a NaN part) last, so they
+    # never split a run of equal values; `!=` keeps each of them apart.
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return _Groups(flat, order, starts)
+
+
+def _index_array(a: Any) -> DLArray:
+    return wrap(np.asarray(a).astype(numpy_dtype(DEFAULT_DTYPES["indexing"]), copy=False))
+
+
+def _values(g: _Groups) -> DLArray:
+    return wrap(g.flat[g.order[g.starts]])
+
+
+def _first_indices(g: _Groups) -> DLArray:
+    # The sort is stable, so a group's first member is its first occurrence.
+    return _index_array(g.order[g.starts])
+
+
+def _inverse(g: _Groups, shape: tuple[int, ...]) -> DLArray:
+    inverse = np.empty(g.flat.size, dtype=np.intp)
+    inverse[g.order] = np.cumsum(g.starts) - 1
+    return _index_array(inverse.reshape(shape))
+
+
+def _counts(g: _Groups) -> DLArray:
+    return _index_array(np.diff(np.append(np.flatnonzero(g.starts), g.flat.size)))
+
+
+def unique_all(x: DLArray, /) -> UniqueAllResult:
+    """The distinct values of ``x``, with first indices, inverse indices and counts.
+
+    ``x`` is flattened.  Each NaN is distinct (count one); ``-0.0`` and
+    ``+0.0`` are one value.  The values come back sorted.
+
+    Returns
+    -------
+    UniqueAllResult
+        Namedtuple ``(values, indices, inverse_indices, counts)``:
+        ``values`` is 1-d with ``x``'s dtype; ``indices`` (first occurrences
+        in the flattened ``x``) and ``counts`` match it; ``inverse_indices``
+        has ``x``'s shape and satisfies ``values[inverse_indices] == x``.
+        Index arrays are ``int64``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> r = xp.unique_all(xp.asarray([3, 1, 3, 2]))
+    >>> r.values
+    dlarray.asarray([1, 2, 3], dtype=dlarray.int64)
+    >>> r.indices
+    dlarray.asarray([1, 3, 0], dtype=dlarray.int64)
+    >>> r.counts
+    dlarray.asarray([1, 1, 2], dtype=dlarray.int64)
+    >>> r.inverse_indices
+    dlarray.asarray([2, 0, 2, 1], dtype=dlarray.int64)
+    """
+    g = _groups(x, "unique_all")
+    return UniqueAllResult(_values(g), _first_indices(g), _inverse(g, x.shape), _counts(g))
+
+
+def unique_counts(x: DLArray, /) -> UniqueCountsResult:
+    """The distinct values of ``x`` and how often each occurs.
+
+    As :func:`unique_all`, returning the namedtuple ``(values, counts)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> values, counts = xp.unique_counts(xp.asarray([[True, False], [True, True]]))
+    >>> values
+    dlarray.asarray([False, True], dtype=dlarray.bool)
+    >>> counts
+    dlarray.asarray([1, 3], dtype=dlarray.int64)
+    """
+    g = _groups(x, "unique_counts")
+    return UniqueCountsResult(_values(g), _counts(g))
+
+
+def unique_inverse(x: DLArray, /) -> UniqueInverseResult:
+    """The distinct values of ``x`` and the indices into them that rebuild ``x``.
+
+    As :func:`unique_all`, returning the namedtuple
+    ``(values, inverse_indices)``; ``inverse_indices`` has ``x``'s shape.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unique_inverse(xp.asarray([[2.0, 1.0], [2.0, 5.0]])).inverse_indices
+    dlarray.asarray([[1, 0], [1, 2]], dtype=dlarray.int64)
+    """
+    g = _groups(x, "unique_inverse")
+    return UniqueInverseResult(_values(g), _inverse(g, x.shape))
+
+
+def unique_values(x: DLArray, /) -> DLArray:
+    """The distinct values of ``x``, flattened and sorted; each NaN is distinct.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unique_values(xp.asarray([2.0, float("nan"), 2.0, -0.0, 0.0, float("nan")]))
+    dlarray.asarray([-0.0, 2.0, nan, nan], dtype=dlarray.float64)
+    """
+    return _values(_groups(x, "unique_values"))
+
+
+def _out_of_range(value: Any, dtype: DType) -> bool:
+    """True for a Python int that no element of an array of ``dtype`` can
+    equal, because it does not fit an integer ``dtype``."""
+    if type(value) is not int or dtype not in _INTEGER:
+        return False
+    info = np.iinfo(numpy_dtype(dtype))
+    return not info.min <= value <= info.max
+
+
+def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DLArray:
+    """Whether each element of ``x1`` equals some element of ``x2``.
+
+    Parameters
+    ----------
+    x1, x2 : DLArray or Python scalar
+        At least one must be an array.  Arrays must have promotable dtypes
+        and a scalar must suit the other argument's dtype, under the
+        standard's rules (``TypeError`` otherwise).  The standard asks for
+        integers; other dtypes work too, by value equality (so NaN is in no
+        array).  A Python int outside the range of the other argument's
+        integer dtype equals no element.
+    invert : bool
+        Test for *not* being in ``x2`` instead.
+
+    Returns
+    -------
+    DLArray
+        A ``bool`` array of ``x1``'s shape (0-d when ``x1`` is a scalar).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.isin(xp.asarray([1, 2, 3, 4]), xp.asarray([4, 2]))
+    dlarray.asarray([False, True, False, True], dtype=dlarray.bool)
+    >>> xp.isin(3, xp.asarray([1, 2]), invert=True)
+    dlarray.asarray(True, dtype=dlarray.bool)
+    """
+    if not isinstance(invert, bool):
+        raise TypeError(f"isin: invert must be a bool, got {invert!r}")
+    # The standard's scalar rules would refuse such an int (it does not fit the
+    # dtype); membership is still well defined: it equals no element.
+    if isinstance(x1, DLArray) and _out_of_range(x2, x1.dtype):
+        return wrap(np.full(x1.shape, invert))
+    if isinstance(x2, DLArray) and _out_of_range(x1, x2.dtype):
+        return wrap(np.asarray(invert))
+    a1, a2, _ = binary(x1, x2, _ALL, "all", "isin")
+    return wrap(np.isin(a1, a2, invert=invert))

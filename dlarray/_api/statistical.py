@@ -1,3 +1,502 @@
-"""(being written)"""
+"""The standard's statistical functions: reductions and cumulative reductions.
 
-__all__: list[str] = []
+Every function here reduces (or scans) along axes chosen with the standard's
+``axis``/``keepdims`` arguments and returns a new array.  Two decisions apply
+throughout:
+
+* **Result dtypes are the standard's.**  ``sum``, ``prod`` and the
+  ``cumulative_*`` functions accumulate integers narrower than the default
+  integer dtype in the default integer dtype of the same signedness
+  (``int64`` / ``uint64``) and keep every other dtype; ``mean``, ``var`` and
+  ``std`` of integers give the default real floating dtype.
+* **Accumulation is done in double precision.**  ``float32`` and
+  ``complex64`` values are summed (or multiplied) in ``float64`` /
+  ``complex128`` and the result is rounded once to the result dtype.  A
+  ``float32`` accumulator loses significance quickly: NumPy's pairwise
+  summation covers only reductions over the contiguous axis, and ``cumsum``
+  is sequential.  For ``[2**24, 1 (40 times), 16 - 2**24]`` (condition
+  number 6e5) a ``float32`` ``cumsum`` or axis-0 sum gives 16 instead of
+  56, which the standard's conformance tests reject.  The cost: an
+  intermediate that would overflow ``float32`` but not ``float64`` no
+  longer turns the result into ``inf``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dlarray._api._operands import unary
+from dlarray._array import DLArray
+from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine.numpy_engine import numpy_dtype, quiet, wrap
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axes, normalize_axis
+
+__all__ = [
+    "cumulative_prod",
+    "cumulative_sum",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "std",
+    "sum",
+    "var",
+]
+
+_NUMERIC = CATEGORIES["numeric"]
+_REAL = CATEGORIES["real-valued"]
+_SIGNED = CATEGORIES["signed integer"]
+_UNSIGNED = CATEGORIES["unsigned integer"]
+_COMPLEX = CATEGORIES["complex floating"]
+_FLOATING = CATEGORIES["floating-point"]
+
+# The engine dtype each result dtype accumulates in (see the module docstring).
+_WIDE = {
+    DTYPES_BY_NAME["float32"]: np.dtype(np.float64),
+    DTYPES_BY_NAME["complex64"]: np.dtype(np.complex128),
+}
+
+
+# ---- argument checking shared by the reductions (utility.py uses it too) ----
+
+
+def reduction_axes(ndim: int, axis: Any, keepdims: Any, func: str) -> tuple[int, ...]:
+    """The axes a reduction runs over, as a sorted tuple; checks ``keepdims``."""
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
+    return normalize_axes(axis, ndim, func)
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
+    """How many elements each result element reduces."""
+    return math.prod(shape[i] for i in axes)
+
+
+def _work_dtype(dtype: DType) -> Any:
+    """The engine dtype that values of result ``dtype`` accumulate in."""
+    return _WIDE.get(dtype, numpy_dtype(dtype))
+
+
+def _default_accumulation_dtype(dtype: DType) -> DType:
+    """The standard's result dtype of sum/prod/cumulative_* for ``dtype=None``.
+
+    An integer dtype narrower than the default integer dtype widens to the
+    default integer dtype of its own signedness; everything else is kept.
+    """
+    default = DEFAULT_DTYPES["integral"]
+    if dtype.bits >= default.bits:
+        return dtype
+    if dtype in _SIGNED:
+        return default
+    if dtype in _UNSIGNED:
+        return DTYPES_BY_NAME[f"uint{default.bits}"]
+    return dtype  # a floating dtype
+
+
+def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
+    """The result dtype of sum/prod/cumulative_* given the ``dtype`` argument."""
+    if dtype is None:
+        return _default_accumulation_dtype(x_dtype)
+    if not isinstance(dtype, DType):
+        raise TypeError(f"{func}: dtype must be a dlarray dtype or None, got {dtype!r}")
+    if dtype not in _NUMERIC:
+        raise TypeError(f"{func}: dtype must be a numeric dtype, got {dtype.name}")
+    if x_dtype in _COMPLEX and dtype not in _COMPLEX:
+        # As astype: the standard does not let a cast silently drop imaginary parts.
+        raise TypeError(
+            f"{func}: cannot accumulate a {x_dtype.name} array in the real dtype "
+            f"{dtype.name}; reduce dlarray.real(x) or dlarray.imag(x) instead"
+        )
+    return dtype
+
+
+@quiet  # float -> int casts of NaN/inf are the caller's choice, not a warning
+def _as_result_dtype(values: Any, dtype: DType) -> Any:
+    """``values`` cast to ``dtype`` first, as the standard asks for ``dtype=``."""
+    return values.astype(numpy_dtype(dtype), copy=False)
+
+
+@quiet  # rounding a double-precision accumulator may overflow to inf
+def _finish(result: Any, dtype: DType) -> DLArray:
+    return wrap(np.asarray(result).astype(numpy_dtype(dtype), copy=False))
+
+
+# ---- sum and prod ----
+
+
+def _accumulate(
+    x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, kernel: Any
+) -> DLArray:
+    a = unary(x, _NUMERIC, "numeric", func)
+    axes = reduction_axes(a.ndim, axis, keepdims, func)
+    out_dtype = _accumulation_dtype(x.dtype, dtype, func)
+    values = _as_result_dtype(a, out_dtype)
+    # Positional arguments: `quiet` kernels take no keywords. (a, axis, dtype, out, keepdims)
+    result = kernel(values, axes, _work_dtype(out_dtype), None, keepdims)
+    return _finish(result, out_dtype)
+
+
+_sum_kernel = quiet(np.sum)
+_prod_kernel = quiet(np.prod)
+
+
+def sum(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: DType | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Sum of the elements of ``x`` over ``axis`` (all axes by default).
+
+    Parameters
+    ----------
+    x : DLArray
+        Array of a numeric dtype.
+    axis : int or tuple of ints, optional
+        Axes to reduce; ``None`` reduces all of them.
+    dtype : DType, optional
+        Result dtype; ``x`` is cast to it before summing.  By default a
+        floating dtype is kept and an integer dtype widens to ``int64``
+        (signed) or ``uint64`` (unsigned).
+    keepdims : bool
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    DLArray
+        The sums; an empty sum is ``0``.  ``float32``/``complex64`` values
+        are accumulated in double precision and rounded once.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.sum(xp.asarray([[1, 2], [3, 4]], dtype=xp.int32), axis=0)
+    dlarray.asarray([4, 6], dtype=dlarray.int64)
+    >>> xp.sum(xp.asarray([0.5, 0.25], dtype=xp.float32))
+    dlarray.asarray(0.75, dtype=dlarray.float32)
+    """
+    return _accumulate(x, axis, dtype, keepdims, "sum", _sum_kernel)
+
+
+def prod(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: DType | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Product of the elements of ``x`` over ``axis`` (all axes by default).
+
+    ``dtype`` and the result dtype follow :func:`sum`; an empty product is
+    ``1``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.prod(xp.asarray([[1, 2], [3, 4]], dtype=xp.uint8), axis=1)
+    dlarray.asarray([2, 12], dtype=dlarray.uint64)
+    """
+    return _accumulate(x, axis, dtype, keepdims, "prod", _prod_kernel)
+
+
+# ---- cumulative_sum and cumulative_prod ----
+
+
+def _scan_axis(ndim: int, axis: Any, func: str) -> int:
+    if ndim == 0:
+        # The standard leaves 0-d input unspecified; a scan needs an axis.
+        raise ValueError(f"{func}: x must have at least one axis, got a 0-d array")
+    if axis is None:
+        if ndim > 1:
+            raise ValueError(
+                f"{func}: axis is required for an array of {ndim} dimensions; pass axis=..."
+            )
+        return 0
+    return normalize_axis(axis, ndim, func)
+
+
+def _scan(
+    x: DLArray,
+    axis: Any,
+    dtype: Any,
+    include_initial: Any,
+    func: str,
+    kernel: Any,
+    identity: int,
+) -> DLArray:
+    a = unary(x, _NUMERIC, "numeric", func)
+    ax = _scan_axis(a.ndim, axis, func)
+    if not isinstance(include_initial, bool):
+        raise TypeError(f"{func}: include_initial must be a bool, got {include_initial!r}")
+    out_dtype = _accumulation_dtype(x.dtype, dtype, func)
+    work = _work_dtype(out_dtype)
+    # Widening before the scan is twice as fast as letting the scan cast.
+    values = _as_result_dtype(a, out_dtype).astype(work, copy=False)
+    shape = list(a.shape)
+    start = int(include_initial)
+    shape[ax] += start
+    out = np.empty(shape, dtype=work)
+    before = (slice(None),) * ax
+    initial, body = (*before, slice(0, start)), (*before, slice(start, None))
+    out[initial] = identity
+    kernel(values, ax, None, out[body])  # (a, axis, dtype, out)
+    return _finish(out, out_dtype)
+
+
+_cumsum_kernel = quiet(np.cumsum)
+_cumprod_kernel = quiet(np.cumprod)
+
+
+def cumulative_sum(
+    x: DLArray,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DType | None = None,
+    include_initial: bool = False,
+) -> DLArray:
+    """Running sums of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : DLArray
+        Array of a numeric dtype with at least one axis.
+    axis : int, optional
+        The axis to scan; may be left out only for a 1-d ``x``.
+    dtype : DType, optional
+        Result dtype, chosen as for :func:`sum`.
+    include_initial : bool
+        Start each scan with the additive identity ``0``, making the axis
+        one longer.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True)
+    dlarray.asarray([0, 1, 3, 6], dtype=dlarray.int64)
+    """
+    return _scan(x, axis, dtype, include_initial, "cumulative_sum", _cumsum_kernel, 0)
+
+
+def cumulative_prod(
+    x: DLArray,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: DType | None = None,
+    include_initial: bool = False,
+) -> DLArray:
+    """Running products of ``x`` along ``axis``.
+
+    Arguments as for :func:`cumulative_sum`; the initial value is ``1``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.cumulative_prod(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    dlarray.asarray([[1.0, 2.0], [3.0, 12.0]], dtype=dlarray.float64)
+    """
+    return _scan(x, axis, dtype, include_initial, "cumulative_prod", _cumprod_kernel, 1)
+
+
+# ---- max and min ----
+
+
+def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DLArray:
+    a = unary(x, _REAL, "real-valued", func)
+    axes = reduction_axes(a.ndim, axis, keepdims, func)
+    kept = [n for i, n in enumerate(a.shape) if i not in axes]
+    if _count(a.shape, axes) == 0 and 0 not in kept:
+        # The standard leaves this implementation-defined; there is no
+        # identity to return for every dtype, so refuse it as NumPy does.
+        raise ValueError(
+            f"{func}: there is no {func} of zero elements (x has shape {a.shape}, "
+            f"reduced axes {axes})"
+        )
+    return wrap(kernel(a, axes, None, keepdims))  # (a, axis, out, keepdims)
+
+
+_max_kernel = quiet(np.max)
+_min_kernel = quiet(np.min)
+
+
+def max(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Largest element of ``x`` over ``axis`` (all axes by default).
+
+    ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
+    zero elements raises ``ValueError``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
+    dlarray.asarray([5, 7], dtype=dlarray.int64)
+    """
+    return _extreme(x, axis, keepdims, "max", _max_kernel)
+
+
+def min(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Smallest element of ``x`` over ``axis`` (all axes by default).
+
+    ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
+    zero elements raises ``ValueError``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0, keepdims=True)
+    dlarray.asarray([[1, 2]], dtype=dlarray.int64)
+    """
+    return _extreme(x, axis, keepdims, "min", _min_kernel)
+
+
+# ---- mean, var and std ----
+
+
+def _floating_result(dtype: DType) -> DType:
+    """The result dtype of mean/var/std: integers give the default real float."""
+    return dtype if dtype in _FLOATING else DEFAULT_DTYPES["real floating"]
+
+
+@quiet
+def _divide(total: Any, count: float) -> Any:
+    """``total / count``; complex parts are divided separately, so a NaN in
+    one part does not spill into the other (the standard's rule for mean)."""
+    if total.dtype.kind != "c":
+        return total / count
+    out = np.empty_like(total)
+    out.real = total.real / count
+    out.imag = total.imag / count
+    return out
+
+
+def mean(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Arithmetic mean of ``x`` over ``axis`` (all axes by default).
+
+    ``x`` may be real or complex floating (the result keeps its dtype) or an
+    integer (the result is ``float64``).  The mean of zero elements is NaN
+    (``NaN + NaN j`` for complex).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.mean(xp.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+    dlarray.asarray([2.0, 3.5], dtype=dlarray.float64)
+    """
+    a = unary(x, _NUMERIC, "numeric", "mean")
+    axes = reduction_axes(a.ndim, axis, keepdims, "mean")
+    out_dtype = _floating_result(x.dtype)
+    total = _sum_kernel(a, axes, _work_dtype(out_dtype), None, keepdims)
+    return _finish(_divide(np.asarray(total), _count(a.shape, axes)), out_dtype)
+
+
+def _check_correction(correction: Any, func: str) -> float:
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"{func}: correction must be an int or a float, got {correction!r}")
+    if not correction >= 0:
+        raise ValueError(f"{func}: correction must be non-negative, got {correction!r}")
+    return float(correction)
+
+
+@quiet
+def _variance(a: Any, axes: tuple[int, ...], correction: float, keepdims: bool) -> Any:
+    """Two-pass variance in the engine: mean first, then squared deviations.
+
+    Where ``M - correction <= 0`` the standard makes the result NaN (NumPy
+    would give ``inf`` or a negative value).
+    """
+    count = _count(a.shape, axes)
+    centre = np.sum(a, axis=axes, keepdims=True) / count
+    deviations = a - centre
+    squares = np.sum(deviations * deviations, axis=axes, keepdims=keepdims)
+    divisor = count - correction
+    if divisor <= 0:
+        return np.full_like(squares, np.nan)
+    return squares / divisor
+
+
+def _spread(
+    x: DLArray, axis: Any, correction: Any, keepdims: Any, func: str, root: bool
+) -> DLArray:
+    a = unary(x, _REAL, "real-valued", func)
+    axes = reduction_axes(a.ndim, axis, keepdims, func)
+    ddof = _check_correction(correction, func)
+    out_dtype = _floating_result(x.dtype)
+    result = _variance(a.astype(_work_dtype(out_dtype)), axes, ddof, keepdims)
+    return _finish(np.sqrt(result) if root else result, out_dtype)
+
+
+def var(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+) -> DLArray:
+    """Variance of ``x`` over ``axis`` (all axes by default).
+
+    Parameters
+    ----------
+    x : DLArray
+        Array of a real floating dtype (kept) or an integer dtype (the
+        result is ``float64``).
+    axis : int or tuple of ints, optional
+        Axes to reduce; ``None`` reduces all of them.
+    correction : int or float
+        Degrees-of-freedom adjustment ``c``: the divisor is ``M - c`` for
+        ``M`` reduced elements (``1`` gives Bessel's correction).  Where
+        ``M - c <= 0`` the result is NaN.
+    keepdims : bool
+        Keep the reduced axes as axes of size one.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.var(xp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
+    dlarray.asarray(1.6666666666666667, dtype=dlarray.float64)
+    """
+    return _spread(x, axis, correction, keepdims, "var", root=False)
+
+
+def std(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+) -> DLArray:
+    """Standard deviation of ``x`` over ``axis``: the square root of :func:`var`.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.std(xp.asarray([[1.0, 3.0], [2.0, 6.0]], dtype=xp.float32), axis=1)
+    dlarray.asarray([1.0, 2.0], dtype=dlarray.float32)
+    """
+    return _spread(x, axis, correction, keepdims, "std", root=True)

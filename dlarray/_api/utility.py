@@ -1,3 +1,141 @@
-"""(being written)"""
+"""The standard's utility functions: ``all``, ``any`` and ``diff``."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dlarray._api._operands import unary
+from dlarray._api.statistical import reduction_axes
+from dlarray._array import DLArray
+from dlarray._engine.numpy_engine import numpy_dtype, quiet, to_numpy, wrap
+from dlarray._rules import CATEGORIES, common_device, normalize_axis, result_type
+
+__all__ = ["all", "any", "diff"]
+
+_ALL = CATEGORIES["all"]
+_NUMERIC = CATEGORIES["numeric"]
+
+
+def all(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Whether every element of ``x`` is true, over ``axis`` (all axes by default).
+
+    Any dtype is accepted: non-zero numbers, NaN and infinities count as
+    true, and a complex number is true when either part is non-zero.  Over
+    zero elements the result is ``True``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1)
+    dlarray.asarray([False, True], dtype=dlarray.bool)
+    """
+    a = unary(x, _ALL, "all", "all")
+    axes = reduction_axes(a.ndim, axis, keepdims, "all")
+    return wrap(np.all(a, axis=axes, keepdims=keepdims))
+
+
+def any(
+    x: DLArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+) -> DLArray:
+    """Whether some element of ``x`` is true, over ``axis`` (all axes by default).
+
+    Truth is as for :func:`all`; over zero elements the result is ``False``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.any(xp.asarray([[0.0, 0.0], [0.0, -1.5]]), axis=1)
+    dlarray.asarray([False, True], dtype=dlarray.bool)
+    """
+    a = unary(x, _ALL, "all", "any")
+    axes = reduction_axes(a.ndim, axis, keepdims, "any")
+    return wrap(np.any(a, axis=axes, keepdims=keepdims))
+
+
+def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
+    """``prepend``/``append`` must be arrays shaped like ``x`` off ``axis``."""
+    if not isinstance(edge, DLArray):
+        raise TypeError(f"diff: {label} must be a dlarray array or None, got {type(edge).__name__}")
+    unary(edge, _NUMERIC, "numeric", f"diff({label}=...)")
+    off_axis = [n for i, n in enumerate(edge.shape) if i != axis]
+    if edge.ndim != x.ndim or off_axis != [n for i, n in enumerate(x.shape) if i != axis]:
+        raise ValueError(
+            f"diff: {label} has shape {edge.shape}, which must match x's shape {x.shape} "
+            f"on every axis but axis {axis}"
+        )
+
+
+_diff_kernel = quiet(np.diff)  # (a, n, axis): inf - inf is NaN, not a warning
+
+
+def diff(
+    x: DLArray,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: DLArray | None = None,
+    append: DLArray | None = None,
+) -> DLArray:
+    """The ``n``-th forward difference of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : DLArray
+        Array of a numeric dtype with at least one axis.
+    axis : int
+        The axis to difference along (the last one by default).
+    n : int
+        How many times to difference (``n >= 0``; ``0`` returns a copy).
+    prepend, append : DLArray, optional
+        Values joined to ``x`` along ``axis`` before differencing; they must
+        match ``x``'s shape on the other axes.  Their dtype is promoted with
+        ``x``'s by the standard's rules (the standard leaves mixed dtypes to
+        the implementation).
+
+    Returns
+    -------
+    DLArray
+        ``out[i] = x[i+1] - x[i]`` applied ``n`` times; the axis shrinks by
+        ``n`` (to zero at the least).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.diff(xp.asarray([1, 4, 9, 16]))
+    dlarray.asarray([3, 5, 7], dtype=dlarray.int64)
+    >>> xp.diff(xp.asarray([1, 4, 9, 16]), n=2, prepend=xp.asarray([0]))
+    dlarray.asarray([2, 2, 2], dtype=dlarray.int64)
+    """
+    a = unary(x, _NUMERIC, "numeric", "diff")
+    if a.ndim == 0:
+        raise ValueError("diff: x must have at least one axis, got a 0-d array")
+    ax = normalize_axis(axis, a.ndim, "diff")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"diff: n must be an int, got {n!r}")
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    for label, edge in (("prepend", prepend), ("append", append)):
+        if edge is not None:
+            _check_edge(edge, x, ax, label)
+    parts = [p for p in (prepend, x, append) if p is not None]
+    common_device(parts, "diff")
+    if len(parts) == 1:
+        joined = a
+    else:
+        dtype = numpy_dtype(result_type(*parts))
+        joined = np.concatenate([to_numpy(p).astype(dtype, copy=False) for p in parts], axis=ax)
+    # np.diff returns its input itself for n == 0; the result must not alias x.
+    return wrap(joined.copy() if n == 0 else _diff_kernel(joined, n, ax))

@@ -206,9 +206,9 @@ def quiet(kernel: Any) -> Any:
     """``kernel`` wrapped to run with NumPy's floating-point warnings off
     (for kernels whose result is not a single array for :func:`call`)."""
 
-    def quiet_kernel(*args: Any) -> Any:
+    def quiet_kernel(*args: Any, **kwargs: Any) -> Any:
         with np.errstate(all="ignore"):
-            return kernel(*args)
+            return kernel(*args, **kwargs)
 
     quiet_kernel.__name__ = getattr(kernel, "__name__", "kernel")
     return quiet_kernel
