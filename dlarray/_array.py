@@ -121,6 +121,12 @@ class DLArray(_core.ArrayBase):
 
     # ---- indexing ----
 
+    def __iter__(self) -> Any:
+        """Iterate over the first axis (as for Python sequences)."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
     def _getitem_general(self, key: Any, /) -> DLArray:
         from dlarray._api.indexing_object import getitem
 

@@ -100,8 +100,10 @@ def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
     (4, 2, 3)
     """
     axes = tuple(operator.index(a) for a in axes)
-    if sorted(a % x.ndim if x.ndim else a for a in axes) != list(range(x.ndim)):
-        raise ValueError(f"axes {axes} are not a permutation of the {x.ndim} axes")
+    if any(not -x.ndim <= a < x.ndim for a in axes) or sorted(
+        a % x.ndim for a in axes
+    ) != list(range(x.ndim)):
+        raise ValueError(f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes")
     axes = tuple(a % x.ndim for a in axes)
     shape, strides = x.shape, x._strides
     return _make_view(x, tuple(shape[a] for a in axes), tuple(strides[a] for a in axes), 0)
@@ -111,48 +113,17 @@ def _resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
     shape = tuple(operator.index(s) for s in shape)
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1 or any(s < -1 for s in shape):
-        raise ValueError(f"invalid shape {shape}: at most one -1 and no other negative extent")
+        raise ValueError(
+            f"reshape: invalid shape {shape}: at most one -1 and no other negative extent"
+        )
     known = 1
     for s in shape:
         if s != -1:
             known *= s
     if unknown:
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+            raise ValueError(f"reshape: cannot reshape an array of size {size} into shape {shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
     elif known != size:
-        raise ValueError(f"cannot reshape an array of size {size} into shape {shape}")
+        raise ValueError(f"reshape: cannot reshape an array of size {size} into shape {shape}")
     return shape
-
-
-def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> DLArray:
-    """Give ``x`` a new shape; a view when the layout allows, else a copy.
-
-    Parameters
-    ----------
-    copy : bool or None
-        ``True`` always copies, ``False`` raises ``ValueError`` when a view
-        is impossible, ``None`` copies only when needed.
-
-    Examples
-    --------
-    >>> import dlarray
-    >>> dlarray.reshape(dlarray.zeros((2, 3)), (3, -1)).shape
-    (3, 2)
-    """
-    from dlarray._creation import copy_to_host
-
-    new_shape = _resolve_shape(tuple(shape), x.size)
-    if copy is True or not x._is_c_contiguous():
-        if copy is False:
-            raise ValueError(
-                f"reshape(copy=False): an array with strides {x._strides} cannot be viewed "
-                f"as shape {new_shape} without copying; pass copy=None to allow a copy"
-            )
-        x = copy_to_host(x)
-    strides = []
-    step = 1
-    for extent in reversed(new_shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return _make_view(x, new_shape, tuple(reversed(strides)), 0)

@@ -24,8 +24,9 @@ def check_writable(x: DLArray, what: str) -> None:
     """``ValueError`` when ``x`` is read-only."""
     if x._readonly:
         raise ValueError(
-            f"{what}: the array is read-only (its producer marked the memory READ_ONLY); "
-            f"make a writable copy with dlarray.asarray(x, copy=True)"
+            f"{what}: the array is read-only (memory its producer marked READ_ONLY, or a "
+            f"broadcast view whose elements repeat); make a writable copy with "
+            f"dlarray.asarray(x, copy=True)"
         )
 
 

@@ -1,3 +1,624 @@
-"""(being written)"""
+"""The standard's manipulation functions: shapes, axes, joining and splitting.
 
-__all__: list[str] = []
+Functions that only rearrange the layout (``reshape``, ``permute_dims``,
+``moveaxis``, ``expand_dims``, ``squeeze``, ``flip``, ``unstack``,
+``broadcast_to``, ``broadcast_arrays``) return *views*: new shapes and
+strides over the input's memory, as the standard allows (see its section
+"Copy-view behaviour and mutability").  A broadcast view that repeats
+elements is read-only, so that one write cannot land in several places.
+Functions that build new data (``concat``, ``stack``, ``repeat``, ``roll``,
+``tile``) return new arrays.
+
+The layout functions accept arrays of any dlarray dtype; the functions that
+combine arrays of different dtypes use the standard's promotion rules, which
+know only the standard's dtypes.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dlarray import _core
+from dlarray._array import DLArray
+from dlarray._creation import copy_to_host
+from dlarray._dtypes import DType
+from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
+from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
+from dlarray._views import _make_view, _resolve_shape
+from dlarray._views import permute_dims as _permute_view
+
+__all__ = [
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "concat",
+    "expand_dims",
+    "flip",
+    "moveaxis",
+    "permute_dims",
+    "repeat",
+    "reshape",
+    "roll",
+    "squeeze",
+    "stack",
+    "tile",
+    "unstack",
+]
+
+
+# ---- argument checks shared by this chapter ----
+
+
+def _array(x: Any, func: str) -> DLArray:
+    if not isinstance(x, DLArray):
+        raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
+    return x
+
+
+def _arrays(arrays: Any, func: str) -> list[DLArray]:
+    """A non-empty tuple or list of arrays, all on one device."""
+    if not isinstance(arrays, tuple | list):
+        raise TypeError(f"{func}: expected a tuple or list of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{func}: needs at least one array")
+    checked = [_array(x, func) for x in arrays]
+    common_device(checked, func)
+    return checked
+
+
+def _index(value: Any, what: str, func: str) -> int:
+    """An int (or ``__index__`` object, but not a bool)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{func}: {what} must be an int, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{func}: {what} must be an int, got {value!r}") from None
+
+
+def _int_tuple(value: Any, what: str, func: str) -> tuple[int, ...]:
+    if not isinstance(value, tuple | list):
+        raise TypeError(f"{func}: {what} must be a tuple of ints, got {value!r}")
+    return tuple(_index(v, what, func) for v in value)
+
+
+def _shape(value: Any, func: str) -> tuple[int, ...]:
+    shape = _int_tuple(value, "shape", func)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{func}: shape {shape} has a negative extent")
+    return shape
+
+
+def _axis_list(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
+    """An int or a tuple of ints, normalized but kept in the given order."""
+    items = axis if isinstance(axis, tuple) else (axis,)
+    return tuple(normalize_axis(a, ndim, func) for a in items)
+
+
+def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
+    dtype = arrays[0].dtype
+    for x in arrays[1:]:
+        if x.dtype is not dtype:
+            dtype = promote(dtype, x.dtype, func)
+    return dtype
+
+
+def _engine_as(x: DLArray, dtype: DType) -> Any:
+    a = to_numpy(x)
+    return a if x.dtype is dtype else a.astype(numpy_dtype(dtype))
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides = []
+    step = 1
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def _drop_axes(x: DLArray, axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shape and strides of ``x`` without ``axes``."""
+    keep = [i for i in range(x.ndim) if i not in axes]
+    return tuple(x.shape[i] for i in keep), tuple(x._strides[i] for i in keep)
+
+
+# ---- broadcasting ----
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` broadcast to, by the standard's rules.
+
+    Shapes are aligned on their last axes; on each axis the extents must be
+    equal or one of them ``1``.  ``ValueError`` otherwise.  With no shapes,
+    the result is ``()``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.broadcast_shapes((3, 1), (4,), (2, 1, 1))
+    (2, 3, 4)
+    >>> xp.broadcast_shapes()
+    ()
+    """
+    checked = [_shape(s, "broadcast_shapes") for s in shapes]
+    ndim = max((len(s) for s in checked), default=0)
+    result = [1] * ndim
+    for shape in checked:
+        offset = ndim - len(shape)
+        for i, extent in enumerate(shape, offset):
+            if extent == result[i] or extent == 1:
+                continue
+            if result[i] != 1:
+                raise ValueError(
+                    f"broadcast_shapes: shapes {tuple(shapes)} do not broadcast: extents "
+                    f"{result[i]} and {extent} meet on axis {i - ndim} (counting from the end)"
+                )
+            result[i] = extent
+    return tuple(result)
+
+
+def _readonly(view: DLArray) -> DLArray:
+    """The same view, marked read-only."""
+    flags = _core.ARRAY_READONLY | (_core.ARRAY_PADDED if view._padded else 0)
+    return _core.new_array(
+        view._owner,
+        view._data,
+        view._byte_offset,
+        view.shape,
+        view._strides,
+        view.dtype.dlpack,
+        view._dl_device,
+        flags,
+    )
+
+
+def _broadcast_view(x: DLArray, shape: tuple[int, ...], func: str) -> DLArray:
+    if len(shape) < x.ndim:
+        raise ValueError(
+            f"{func}: cannot broadcast an array of shape {x.shape} to {shape}, which has fewer axes"
+        )
+    lead = len(shape) - x.ndim
+    strides = [0] * lead
+    repeats = any(n > 1 for n in shape[:lead])
+    for extent, stride, target in zip(x.shape, x._strides, shape[lead:], strict=True):
+        if extent == target:
+            strides.append(stride)
+        elif extent == 1:
+            strides.append(0)
+            repeats = repeats or target > 1
+        else:
+            raise ValueError(
+                f"{func}: cannot broadcast an array of shape {x.shape} to {shape}: only "
+                f"extents of 1 may grow"
+            )
+    view = _make_view(x, shape, tuple(strides), 0)
+    # A view that repeats an element would let one write change many
+    # elements; NumPy refuses such writes too.
+    return _readonly(view) if repeats else view
+
+
+def broadcast_to(x: DLArray, /, shape: tuple[int, ...]) -> DLArray:
+    """Broadcast ``x`` to ``shape`` (a view).
+
+    ``x``'s shape must broadcast *to* ``shape``: new axes may be added in
+    front, and extents of 1 may grow; ``ValueError`` otherwise.  When the
+    view repeats elements it is read-only.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> y = xp.broadcast_to(xp.asarray([1, 2, 3]), (2, 3))
+    >>> y.shape, y.readonly
+    ((2, 3), True)
+    """
+    x = _array(x, "broadcast_to")
+    return _broadcast_view(x, _shape(shape, "broadcast_to"), "broadcast_to")
+
+
+def broadcast_arrays(*arrays: DLArray) -> tuple[DLArray, ...]:
+    """Broadcast arrays against one another (views; see :func:`broadcast_to`).
+
+    Returns a tuple, as the 2025.12 standard requires.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> a, b = xp.broadcast_arrays(xp.asarray([[1], [2]]), xp.asarray([1, 2, 3]))
+    >>> a.shape, b.shape
+    ((2, 3), (2, 3))
+    """
+    checked = [_array(x, "broadcast_arrays") for x in arrays]
+    common_device(checked, "broadcast_arrays")
+    shape = broadcast_shapes(*(x.shape for x in checked))
+    return tuple(_broadcast_view(x, shape, "broadcast_arrays") for x in checked)
+
+
+# ---- views: new shapes and axis orders ----
+
+
+def _view_strides(
+    old_shape: tuple[int, ...], old_strides: tuple[int, ...], new_shape: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """Strides that show the elements of ``old_shape``/``old_strides`` in C
+    order as ``new_shape``, or None when no strides can.
+
+    Axes of extent 1 are left out; the remaining old axes are split into
+    runs whose extents multiply to the extents of runs of new axes.  A run
+    of old axes can be re-shaped only if it is contiguous in itself (each
+    axis steps over the whole next one); the new axes of the run then get
+    strides counted from the run's innermost stride.
+    """
+    new_strides = list(_c_strides(new_shape))
+    if 0 in old_shape:
+        return tuple(new_strides)
+    old = [(n, s) for n, s in zip(old_shape, old_strides, strict=True) if n != 1]
+    new = [j for j, n in enumerate(new_shape) if n != 1]
+    i = k = 0
+    while i < len(old):
+        i0, k0 = i, k
+        old_size, new_size = old[i][0], new_shape[new[k]]
+        i, k = i + 1, k + 1
+        while old_size != new_size:
+            if old_size < new_size:
+                old_size *= old[i][0]
+                i += 1
+            else:
+                new_size *= new_shape[new[k]]
+                k += 1
+        for (_, outer), (extent, inner) in zip(old[i0 : i - 1], old[i0 + 1 : i], strict=True):
+            if outer != inner * extent:
+                return None
+        stride = old[i - 1][1]
+        for j in reversed(new[k0:k]):
+            new_strides[j] = stride
+            stride *= new_shape[j]
+    # Axes of extent 1 never move; give them the stride C order would.
+    for j in range(len(new_shape) - 2, -1, -1):
+        if new_shape[j] == 1:
+            new_strides[j] = new_strides[j + 1] * new_shape[j + 1]
+    return tuple(new_strides)
+
+
+def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> DLArray:
+    """Give ``x`` a new shape with the same elements in C order.
+
+    One extent of ``shape`` may be ``-1``; it is inferred from the others.
+    The result is a view whenever ``x``'s strides allow one (also for many
+    non-contiguous arrays), else a copy.
+
+    Parameters
+    ----------
+    x : DLArray
+    shape : tuple of int
+    copy : bool or None
+        ``True`` always copies; ``False`` never does and raises
+        ``ValueError`` when a view is impossible; ``None`` copies only when
+        needed.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.reshape(xp.asarray([1, 2, 3, 4, 5, 6]), (2, -1))
+    dlarray.asarray([[1, 2, 3], [4, 5, 6]], dtype=dlarray.int64)
+    """
+    x = _array(x, "reshape")
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"reshape: copy must be None, True or False, got {copy!r}")
+    new_shape = _resolve_shape(_int_tuple(shape, "shape", "reshape"), x.size)
+    if copy is True:
+        return _make_view(copy_to_host(x), new_shape, _c_strides(new_shape), 0)
+    strides = _view_strides(x.shape, x._strides, new_shape)
+    if strides is not None:
+        return _make_view(x, new_shape, strides, 0)
+    if copy is False:
+        raise ValueError(
+            f"reshape(copy=False): an array of shape {x.shape} and strides {x._strides} "
+            f"cannot be viewed as shape {new_shape}; pass copy=None to allow a copy"
+        )
+    return _make_view(copy_to_host(x), new_shape, _c_strides(new_shape), 0)
+
+
+def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
+    """Reorder the axes of ``x`` (a view); ``axes`` may be negative.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.permute_dims(xp.asarray([[1, 2, 3], [4, 5, 6]]), (-1, 0))
+    dlarray.asarray([[1, 4], [2, 5], [3, 6]], dtype=dlarray.int64)
+    """
+    x = _array(x, "permute_dims")
+    if not isinstance(axes, tuple | list):
+        raise TypeError(f"permute_dims: axes must be a tuple of ints, got {axes!r}")
+    order = tuple(normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    if len(order) != x.ndim or len(set(order)) != x.ndim:
+        raise ValueError(
+            f"permute_dims: axes {tuple(axes)} are not a permutation of the {x.ndim} axes"
+        )
+    return _permute_view(x, order)
+
+
+def moveaxis(
+    x: DLArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+) -> DLArray:
+    """Move axes ``source`` to positions ``destination`` (a view).
+
+    The other axes keep their relative order.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.reshape(xp.asarray([0] * 24), (2, 3, 4))
+    >>> xp.moveaxis(x, 0, -1).shape
+    (3, 4, 2)
+    >>> xp.moveaxis(x, (0, 1), (2, 0)).shape
+    (3, 4, 2)
+    """
+    x = _array(x, "moveaxis")
+    src = _axis_list(source, x.ndim, "moveaxis")
+    dst = _axis_list(destination, x.ndim, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} name different "
+            f"numbers of axes"
+        )
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} must not repeat an axis"
+        )
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return _permute_view(x, tuple(order))
+
+
+def expand_dims(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
+    """Insert axes of extent 1 at the positions ``axis`` of the result (a view).
+
+    ``axis`` is an int or a tuple of ints; each position is counted in the
+    result, which has ``x.ndim + len(axis)`` axes, so it must lie in
+    ``[-M, M)`` for ``M = x.ndim + len(axis)`` (an ``IndexError``
+    otherwise) and the positions must be distinct (``ValueError``).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([1, 2])
+    >>> xp.expand_dims(x, axis=0).shape, xp.expand_dims(x, axis=-1).shape
+    ((1, 2), (2, 1))
+    >>> xp.expand_dims(x, axis=(0, 2)).shape
+    (1, 2, 1)
+    """
+    x = _array(x, "expand_dims")
+    items = axis if isinstance(axis, tuple) else (axis,)
+    ndim = x.ndim + len(items)
+    positions = _axis_list(axis, ndim, "expand_dims")
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims: axis {axis!r} names a position more than once")
+    shape, strides = iter(x.shape), iter(x._strides)
+    new_shape = [1 if j in positions else next(shape) for j in range(ndim)]
+    new_strides = [0 if j in positions else next(strides) for j in range(ndim)]
+    return _make_view(x, tuple(new_shape), tuple(new_strides), 0)
+
+
+def squeeze(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
+    """Remove the axes ``axis``, each of extent 1 (a view).
+
+    ``ValueError`` when an axis has another extent.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.squeeze(xp.asarray([[1], [2]]), axis=1)
+    dlarray.asarray([1, 2], dtype=dlarray.int64)
+    """
+    x = _array(x, "squeeze")
+    if axis is None:
+        raise TypeError("squeeze: axis must be an int or a tuple of ints, not None")
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(
+                f"squeeze: axis {a} has extent {x.shape[a]}; only axes of extent 1 can be removed"
+            )
+    shape, strides = _drop_axes(x, axes)
+    return _make_view(x, shape, strides, 0)
+
+
+def flip(x: DLArray, /, *, axis: int | tuple[int, ...] | None = None) -> DLArray:
+    """Reverse the order of elements along ``axis`` (all axes if None); a view.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.flip(xp.asarray([[1, 2], [3, 4]]), axis=1)
+    dlarray.asarray([[2, 1], [4, 3]], dtype=dlarray.int64)
+    """
+    x = _array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    strides = list(x._strides)
+    offset = 0
+    for a in axes:
+        if x.shape[a] > 1:
+            offset += (x.shape[a] - 1) * strides[a]
+            strides[a] = -strides[a]
+    return _make_view(x, x.shape, tuple(strides), offset)
+
+
+def unstack(x: DLArray, /, *, axis: int = 0) -> tuple[DLArray, ...]:
+    """Split ``x`` along ``axis`` into a tuple of views, one per index.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.unstack(xp.asarray([[1, 2], [3, 4]]), axis=1)
+    (dlarray.asarray([1, 3], dtype=dlarray.int64), dlarray.asarray([2, 4], dtype=dlarray.int64))
+    """
+    x = _array(x, "unstack")
+    a = normalize_axis(axis, x.ndim, "unstack")
+    shape, strides = _drop_axes(x, (a,))
+    step = x._strides[a]
+    return tuple(_make_view(x, shape, strides, i * step) for i in range(x.shape[a]))
+
+
+# ---- new arrays ----
+
+
+def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None = 0) -> DLArray:
+    """Join arrays along an existing axis (or, with ``axis=None``, flattened).
+
+    The arrays must have equal shapes except along ``axis``; their dtypes
+    are promoted by the standard's rules (``TypeError`` for pairs it leaves
+    undefined, such as an integer and a float).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.concat([xp.asarray([1, 2]), xp.asarray([3])])
+    dlarray.asarray([1, 2, 3], dtype=dlarray.int64)
+    """
+    checked = _arrays(arrays, "concat")
+    dtype = _common_dtype(checked, "concat")
+    parts = [_engine_as(x, dtype) for x in checked]
+    if axis is None:
+        return wrap(np.concatenate([p.reshape(-1) for p in parts]))
+    ndim = checked[0].ndim
+    if any(x.ndim != ndim for x in checked):
+        raise ValueError(
+            f"concat: arrays have different numbers of axes {[x.ndim for x in checked]}"
+        )
+    a = normalize_axis(axis, ndim, "concat")
+    rest = {_drop_axes(x, (a,))[0] for x in checked}
+    if len(rest) > 1:
+        raise ValueError(
+            f"concat: shapes {[x.shape for x in checked]} differ on an axis other than {a}"
+        )
+    return wrap(np.concatenate(parts, axis=a))
+
+
+def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> DLArray:
+    """Join arrays of one shape along a new axis ``axis`` of the result.
+
+    Dtypes are promoted as in :func:`concat`.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.stack([xp.asarray([1, 2]), xp.asarray([3, 4])], axis=1)
+    dlarray.asarray([[1, 3], [2, 4]], dtype=dlarray.int64)
+    """
+    checked = _arrays(arrays, "stack")
+    shapes = {x.shape for x in checked}
+    if len(shapes) > 1:
+        raise ValueError(f"stack: arrays must have one shape, got {[x.shape for x in checked]}")
+    dtype = _common_dtype(checked, "stack")
+    a = normalize_axis(axis, checked[0].ndim + 1, "stack")
+    return wrap(np.stack([_engine_as(x, dtype) for x in checked], axis=a))
+
+
+def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
+    if isinstance(repeats, DLArray):
+        common_device((x, repeats), "repeat")
+        check_dtype(repeats.dtype, "integer", "repeat")
+        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, length)):
+            raise ValueError(
+                f"repeat: repeats of shape {repeats.shape} does not broadcast to ({length},)"
+            )
+        counts = to_numpy(repeats)
+        if counts.size and (counts.min() < 0 or counts.max() > np.iinfo(np.int64).max):
+            raise ValueError("repeat: repeats must be non-negative")
+        return counts.astype(np.int64)
+    count = _index(repeats, "repeats", "repeat")
+    if count < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {count}")
+    return count
+
+
+def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) -> DLArray:
+    """Repeat each element of ``x`` ``repeats`` times along ``axis``.
+
+    ``repeats`` is a non-negative int or a one-dimensional integer array of
+    length 1 or ``x.shape[axis]``.  With ``axis=None`` the result is the
+    flattened ``x`` (C order) with its elements repeated.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.repeat(xp.asarray([1, 2]), 2)
+    dlarray.asarray([1, 1, 2, 2], dtype=dlarray.int64)
+    >>> xp.repeat(xp.asarray([[1, 2]]), xp.asarray([1, 3]), axis=1)
+    dlarray.asarray([[1, 2, 2, 2]], dtype=dlarray.int64)
+    """
+    x = _array(x, "repeat")
+    a = to_numpy(x)
+    if axis is None:
+        a, ax = a.reshape(-1), 0
+    else:
+        ax = normalize_axis(axis, x.ndim, "repeat")
+    counts = _repeat_counts(repeats, x, a.shape[ax])
+    return wrap(np.repeat(a, counts, axis=ax))
+
+
+def roll(
+    x: DLArray,
+    /,
+    shift: int | tuple[int, ...],
+    *,
+    axis: int | tuple[int, ...] | None = None,
+) -> DLArray:
+    """Shift elements along axes, wrapping around (a new array).
+
+    With ``axis=None`` the flattened array is shifted by the int ``shift``.
+    A tuple ``shift`` needs a tuple ``axis`` of the same length; an int
+    ``shift`` applies to every axis of a tuple ``axis``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.roll(xp.asarray([1, 2, 3, 4]), 1)
+    dlarray.asarray([4, 1, 2, 3], dtype=dlarray.int64)
+    """
+    x = _array(x, "roll")
+    a = to_numpy(x)
+    if axis is None:
+        if isinstance(shift, tuple):
+            raise TypeError("roll: with axis=None, shift must be an int")
+        return wrap(np.roll(a, _index(shift, "shift", "roll")))
+    axes = _axis_list(axis, x.ndim, "roll")
+    if isinstance(shift, tuple):
+        if not isinstance(axis, tuple) or len(shift) != len(axes):
+            raise ValueError(
+                f"roll: shift {shift!r} needs a tuple axis of the same length, got {axis!r}"
+            )
+        shifts = tuple(_index(s, "shift", "roll") for s in shift)
+    else:
+        shifts = (_index(shift, "shift", "roll"),) * len(axes)
+    return wrap(np.roll(a, shifts, axis=axes))
+
+
+def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
+    """Repeat the whole of ``x`` ``repetitions[i]`` times along each axis ``i``.
+
+    When ``x`` and ``repetitions`` differ in length, the shorter one is
+    padded with ones in front.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.tile(xp.asarray([1, 2]), (2, 2))
+    dlarray.asarray([[1, 2, 1, 2], [1, 2, 1, 2]], dtype=dlarray.int64)
+    """
+    x = _array(x, "tile")
+    reps = _int_tuple(repetitions, "repetitions", "tile")
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions {reps} must be non-negative")
+    a = to_numpy(x)
+    out = np.tile(a, reps)
+    # np.tile may hand back a view of its input (for empty arrays); the
+    # result must be new memory.
+    return wrap(out.copy() if np.may_share_memory(out, a) else out)

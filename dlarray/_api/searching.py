@@ -1,3 +1,225 @@
-"""(being written)"""
+"""The standard's searching functions.
 
-__all__: list[str] = []
+Indices come back in the default index dtype, ``int64``.  For ordering,
+NaN counts as greater than every number (as in :func:`dlarray.sort`):
+``argmax`` finds the first NaN, and ``searchsorted`` places NaNs after
+``+inf``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+
+from dlarray._api._operands import ALL, binary, scalar_array, unary
+from dlarray._array import DLArray
+from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    check_dtype,
+    common_device,
+    normalize_axes,
+    normalize_axis,
+    promote,
+    scalar_dtype,
+)
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+_INDEX = numpy_dtype(DEFAULT_DTYPES["indexing"])
+_REAL = CATEGORIES["real-valued"]
+
+
+def _keepdims(value: Any, func: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{func}: keepdims must be True or False, got {value!r}")
+    return value
+
+
+def _arg_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLArray:
+    a = unary(x, _REAL, "real-valued", func)
+    keep = _keepdims(keepdims, func)
+    ax = None if axis is None else normalize_axis(axis, x.ndim, func)
+    if a.size == 0 and (ax is None or a.shape[ax] == 0):
+        raise ValueError(f"{func}: the array has no elements along the searched axis")
+    out = kernel(a, axis=ax, keepdims=keep)
+    return wrap(np.asarray(out, dtype=_INDEX))
+
+
+def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
+    """Index of the first maximum of ``x`` (flattened when ``axis`` is None).
+
+    ``x`` must be real-valued.  ``ValueError`` when there is no element to
+    search.  With ``keepdims=True`` the searched axes stay, with extent 1.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.argmax(xp.asarray([[1, 5, 5], [7, 0, 2]]), axis=1)
+    dlarray.asarray([1, 0], dtype=dlarray.int64)
+    """
+    return _arg_reduce(np.argmax, x, axis, keepdims, "argmax")
+
+
+def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
+    """Index of the first minimum of ``x`` (flattened when ``axis`` is None).
+
+    ``x`` must be real-valued.  ``ValueError`` when there is no element to
+    search.  With ``keepdims=True`` the searched axes stay, with extent 1.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.argmin(xp.asarray([3.0, 1.0, 1.0]))
+    dlarray.asarray(1, dtype=dlarray.int64)
+    """
+    return _arg_reduce(np.argmin, x, axis, keepdims, "argmin")
+
+
+def count_nonzero(
+    x: DLArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> DLArray:
+    """Number of non-zero elements of ``x`` over ``axis`` (all axes if None).
+
+    A complex element is non-zero when either part is; a bool one when it
+    is ``True``; NaN is non-zero.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.count_nonzero(xp.asarray([[0, 1, 2], [3, 0, 0]]), axis=1)
+    dlarray.asarray([2, 1], dtype=dlarray.int64)
+    """
+    a = unary(x, ALL, "all", "count_nonzero")
+    keep = _keepdims(keepdims, "count_nonzero")
+    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    out = np.count_nonzero(a, axis=axes, keepdims=keep)
+    return wrap(np.asarray(out, dtype=_INDEX))
+
+
+def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
+    """The indices of the non-zero elements of ``x``, one array per axis.
+
+    Indices are in C (row-major) order.  ``x`` must have at least one axis
+    (``ValueError`` otherwise, as the standard requires).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.nonzero(xp.asarray([[0, 1], [2, 0]]))
+    (dlarray.asarray([0, 1], dtype=dlarray.int64), dlarray.asarray([1, 0], dtype=dlarray.int64))
+    """
+    a = unary(x, ALL, "all", "nonzero")
+    if a.ndim == 0:
+        raise ValueError(
+            "nonzero: the Array API does not define nonzero for a zero-dimensional array; "
+            "use dlarray.reshape(x, (1,)) or x != 0"
+        )
+    # NumPy returns views of one (n, ndim) block; each result gets its own.
+    return tuple(wrap(np.array(i, dtype=_INDEX)) for i in np.nonzero(a))
+
+
+def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """Engine views of ``x1`` and ``x2`` in their common real dtype."""
+    a1 = unary(x1, _REAL, "real-valued", "searchsorted")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
+    if isinstance(x2, DLArray):
+        check_dtype(x2.dtype, "real-valued", "searchsorted")
+        common_device((x1, x2), "searchsorted")
+        dtype = promote(x1.dtype, x2.dtype, "searchsorted")
+        a2 = to_numpy(x2)
+    elif type(x2) in (int, float):
+        dtype = scalar_dtype(x2, x1.dtype, "searchsorted")
+        a2 = scalar_array(x2, dtype, "searchsorted")
+    else:
+        raise TypeError(
+            f"searchsorted: x2 must be a dlarray array or a Python int or float, got "
+            f"{type(x2).__name__}"
+        )
+    target = numpy_dtype(dtype)
+    return a1.astype(target, copy=False), np.asarray(a2).astype(target, copy=False)
+
+
+def _sorter(sorter: Any, x1: DLArray) -> Any:
+    if sorter is None:
+        return None
+    if not isinstance(sorter, DLArray):
+        raise TypeError(
+            f"searchsorted: sorter must be a dlarray array, got {type(sorter).__name__}"
+        )
+    check_dtype(sorter.dtype, "integer", "searchsorted (sorter)")
+    common_device((x1, sorter), "searchsorted")
+    if sorter.shape != x1.shape:
+        raise ValueError(
+            f"searchsorted: sorter has shape {sorter.shape}, x1 has {x1.shape}; they must match"
+        )
+    order = to_numpy(sorter)
+    n = x1.shape[0]
+    if order.size and (order.min() < 0 or order.max() >= n):
+        raise ValueError(f"searchsorted: sorter holds an index outside [0, {n})")
+    return order.astype(np.intp, copy=False)
+
+
+def searchsorted(
+    x1: DLArray,
+    x2: DLArray | int | float,
+    /,
+    *,
+    side: Literal["left", "right"] = "left",
+    sorter: DLArray | None = None,
+) -> DLArray:
+    """Where the elements of ``x2`` would go in the sorted one-dimensional ``x1``.
+
+    ``side="left"`` gives the first suitable position, ``"right"`` the last.
+    ``sorter`` holds indices that sort ``x1`` when ``x1`` is not sorted.
+    ``x2`` may be a Python int or float (the standard's scalar rules); the
+    result has ``x2``'s shape and the default index dtype.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.searchsorted(xp.asarray([1.0, 2.0, 2.0, 3.0]), xp.asarray([2.0, 5.0]))
+    dlarray.asarray([1, 4], dtype=dlarray.int64)
+    >>> xp.searchsorted(xp.asarray([1, 2, 2, 3]), 2, side="right")
+    dlarray.asarray(3, dtype=dlarray.int64)
+    """
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    a1, a2 = _search_operands(x1, x2)
+    order = _sorter(sorter, x1)
+    out = np.searchsorted(a1, a2, side=side, sorter=order)
+    return wrap(np.asarray(out, dtype=_INDEX))
+
+
+def where(
+    condition: DLArray,
+    x1: DLArray | bool | int | float | complex,
+    x2: DLArray | bool | int | float | complex,
+    /,
+) -> DLArray:
+    """Elements of ``x1`` where ``condition`` is true, of ``x2`` elsewhere.
+
+    ``condition`` is a bool array; ``x1`` and ``x2`` are arrays or (one of
+    them) a Python scalar.  The three broadcast together; the result has
+    the promoted dtype of ``x1`` and ``x2``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.where(xp.asarray([True, False, True]), xp.asarray([1, 2, 3]), 0)
+    dlarray.asarray([1, 0, 3], dtype=dlarray.int64)
+    """
+    cond = unary(condition, CATEGORIES["bool"], "bool", "where")
+    a1, a2, dtype = binary(x1, x2, ALL, "all", "where")
+    common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
+    try:
+        np.broadcast_shapes(cond.shape, np.shape(a1), np.shape(a2))
+    except ValueError:
+        raise ValueError(
+            f"where: shapes {condition.shape}, {np.shape(a1)} and {np.shape(a2)} do not "
+            f"broadcast together"
+        ) from None
+    return wrap(np.asarray(np.where(cond, a1, a2), dtype=numpy_dtype(dtype)))
