@@ -16,6 +16,7 @@ Examples
 """
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from dlarray import _core
 
@@ -40,6 +41,11 @@ __array_api_version__ = "2025.12"
 
 # The whole Array API namespace, one chapter module at a time (dlarray._api).
 globals().update(NAMESPACE)
+if TYPE_CHECKING:
+    # The namespace's names are added at import; tell type checkers they exist.
+    def __getattr__(name: str) -> Any: ...
+
+
 try:  # TEMPORARY while the extensions are being written
     from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
 except ImportError:

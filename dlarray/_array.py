@@ -177,8 +177,8 @@ class DLArray(_core.ArrayBase):
     __le__ = _forward("less_equal")
     __gt__ = _forward("greater")
     __ge__ = _forward("greater_equal")
-    __eq__ = _forward("equal")  # type: ignore[assignment]
-    __ne__ = _forward("not_equal")  # type: ignore[assignment]
+    __eq__ = _forward("equal")
+    __ne__ = _forward("not_equal")
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
     __radd__ = _reflected("add")
@@ -210,16 +210,16 @@ class DLArray(_core.ArrayBase):
     __imatmul__ = _inplace("matmul", scalars=False)
 
     def __neg__(self, /) -> DLArray:
-        return _OPERATORS["negative"](self)  # type: ignore[no-any-return]
+        return _OPERATORS["negative"](self)
 
     def __pos__(self, /) -> DLArray:
-        return _OPERATORS["positive"](self)  # type: ignore[no-any-return]
+        return _OPERATORS["positive"](self)
 
     def __abs__(self, /) -> DLArray:
-        return _OPERATORS["abs"](self)  # type: ignore[no-any-return]
+        return _OPERATORS["abs"](self)
 
     def __invert__(self, /) -> DLArray:
-        return _OPERATORS["bitwise_invert"](self)  # type: ignore[no-any-return]
+        return _OPERATORS["bitwise_invert"](self)
 
     # ---- conversion of 0-d arrays to Python scalars ----
 

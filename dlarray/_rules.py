@@ -219,8 +219,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
             scalars.append(item)
         else:
             raise TypeError(
-                f"result_type: expected arrays, dtypes or Python scalars, got "
-                f"{type(item).__name__}"
+                f"result_type: expected arrays, dtypes or Python scalars, got {type(item).__name__}"
             )
     if not dtypes:
         raise ValueError("result_type: at least one array or dtype is required")

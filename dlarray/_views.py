@@ -100,9 +100,9 @@ def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
     (4, 2, 3)
     """
     axes = tuple(operator.index(a) for a in axes)
-    if any(not -x.ndim <= a < x.ndim for a in axes) or sorted(
-        a % x.ndim for a in axes
-    ) != list(range(x.ndim)):
+    if any(not -x.ndim <= a < x.ndim for a in axes) or sorted(a % x.ndim for a in axes) != list(
+        range(x.ndim)
+    ):
         raise ValueError(f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes")
     axes = tuple(a % x.ndim for a in axes)
     shape, strides = x.shape, x._strides

@@ -63,8 +63,7 @@ def to_scalar(x: DLArray, method: str, category: str) -> Any:
     """
     if x.ndim != 0:
         raise TypeError(
-            f"{method}: only a 0-d array converts to a Python scalar; this one has shape "
-            f"{x.shape}"
+            f"{method}: only a 0-d array converts to a Python scalar; this one has shape {x.shape}"
         )
     if x.dtype not in _CONVERSION_CATEGORY[category]:
         raise TypeError(f"{method}: needs a {category} array, got dtype {x.dtype.name}")

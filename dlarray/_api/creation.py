@@ -97,7 +97,7 @@ def full(
     d = _standard_dtype(dtype, "full") or _default_for(fill_value, "full")
     if isinstance(fill_value, DLArray):
         raise TypeError("full: fill_value must be a Python scalar; for an array use broadcast_to")
-    if d in CATEGORIES["integer"] and type(fill_value) in (int, bool):
+    if d in CATEGORIES["integer"] and isinstance(fill_value, int):
         info = np.iinfo(numpy_dtype(d))
         if not info.min <= fill_value <= info.max:
             raise OverflowError(f"full: fill_value {fill_value} does not fit in {d.name}")
@@ -164,7 +164,11 @@ def ones_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArra
 
 
 def full_like(
-    x: DLArray, /, fill_value: bool | int | float | complex, *, dtype: Any = None,
+    x: DLArray,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: Any = None,
     device: Any = None,
 ) -> DLArray:
     """A new array shaped like ``x`` filled with ``fill_value``.
@@ -184,8 +188,13 @@ def full_like(
 
 
 def arange(
-    start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
-    dtype: Any = None, device: Any = None,
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
 ) -> DLArray:
     """Evenly spaced values in ``[start, stop)`` with spacing ``step``.
 
@@ -203,7 +212,7 @@ def arange(
     if stop is None:
         start, stop = 0, start
     for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if type(v) not in (int, float) :
+        if type(v) not in (int, float):
             raise TypeError(f"arange: {name} must be an int or a float, got {v!r}")
     if step == 0:
         raise ValueError("arange: step must not be 0")
@@ -225,7 +234,12 @@ def arange(
 
 
 def eye(
-    n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
     device: Any = None,
 ) -> DLArray:
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere.
@@ -246,8 +260,14 @@ def eye(
 
 
 def linspace(
-    start: int | float | complex, stop: int | float | complex, /, num: int, *,
-    dtype: Any = None, device: Any = None, endpoint: bool = True,
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
 ) -> DLArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
 
@@ -293,7 +313,8 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     if len({x.dtype for x in arrays}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
     common_device(arrays, "meshgrid")
-    grids = np.meshgrid(*(to_numpy(x) for x in arrays), indexing=indexing)
+    views: list[Any] = [to_numpy(x) for x in arrays]
+    grids = np.meshgrid(*views, indexing=indexing)  # type: ignore[call-overload]
     return tuple(wrap(np.ascontiguousarray(g)) for g in grids)
 
 
@@ -334,11 +355,8 @@ def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
     """``x`` on ``device``: ``x`` itself when already there, else a copy."""
     target = as_device(device)
     if stream is not None and target.kind == "cpu":
-        raise ValueError(
-            f"to_device(stream={stream!r}): the CPU has no streams; pass stream=None"
-        )
+        raise ValueError(f"to_device(stream={stream!r}): the CPU has no streams; pass stream=None")
     if target == x.device:
         return x
     _check_allocatable(target)
     return copy_to_host(x)
-

@@ -17,9 +17,7 @@ from dlarray._rules import CATEGORIES, REAL_OF, promote, result_type  # result_t
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 
-def astype(
-    x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
-) -> DLArray:
+def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None) -> DLArray:
     """``x`` converted to ``dtype``.
 
     ``copy=False`` returns ``x`` itself when no conversion (and no device
@@ -176,4 +174,3 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
                 f"isdtype: unknown kind {kind!r}; known kinds: {', '.join(_KINDS)}"
             ) from None
     raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")
-

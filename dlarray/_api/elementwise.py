@@ -233,7 +233,7 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     """
     a = unary(x, CATEGORIES["real-valued"], "real-valued", "clip")
     dtype = x.dtype
-    bounds = []
+    bounds: list[Any] = []
     for label, bound in (("min", min), ("max", max)):
         if bound is None:
             bounds.append(None)
@@ -250,9 +250,7 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
                 )
         elif type(bound) in (int, float):
             if type(bound) is float and a.dtype.kind in "iu":
-                raise TypeError(
-                    f"clip: a float {label} with an integer array; pass an int"
-                )
+                raise TypeError(f"clip: a float {label} with an integer array; pass an int")
             if a.dtype.kind in "iu":
                 info = np.iinfo(a.dtype)
                 bound = info.min if bound < info.min else info.max if bound > info.max else bound

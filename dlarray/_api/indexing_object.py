@@ -27,13 +27,12 @@ def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
     items = key if isinstance(key, tuple) else (key,)
     if not any(isinstance(k, DLArray) for k in items):
         return None
-    converted = []
+    converted: list[Any] = []
     for k in items:
         if isinstance(k, DLArray):
             if k.dtype not in _INDEX_DTYPES:
                 raise IndexError(
-                    f"arrays used as indices must have an integer or bool dtype, got "
-                    f"{k.dtype.name}"
+                    f"arrays used as indices must have an integer or bool dtype, got {k.dtype.name}"
                 )
             common_device((x, k), "indexing")
             if k.ndim == 0 and k.dtype in CATEGORIES["integer"]:

@@ -181,7 +181,9 @@ def cast(x: DLArray, dtype: DType) -> DLArray:
 # for a few tens of ns, then adopts the result.  Without that variable (a
 # NumPy layout we do not know) the Python fallback uses np.errstate.
 try:
-    from numpy._core._ufunc_config import _extobj_contextvar
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
+        _extobj_contextvar,
+    )
 
     with np.errstate(all="ignore"):
         _QUIET = _extobj_contextvar.get()
