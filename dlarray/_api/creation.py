@@ -252,10 +252,11 @@ def eye(
     """
     cols = n_rows if n_cols is None else n_cols
     out = zeros((n_rows, cols), dtype=_standard_dtype(dtype, "eye") or _FLOAT, device=device)
-    if out.size:
-        a = to_numpy(out)
-        rows = np.arange(max(0, -k), min(n_rows, cols - k))
-        a[rows, rows + k] = 1
+    # Python ints: k may be far outside the matrix (then the diagonal is empty).
+    first, stop = max(0, -k), min(n_rows, cols - k)
+    if stop > first:
+        rows = np.arange(first, stop)
+        to_numpy(out)[rows, rows + k] = 1
     return out
 
 
