@@ -46,10 +46,7 @@ if TYPE_CHECKING:
     def __getattr__(name: str) -> Any: ...
 
 
-try:  # TEMPORARY while the extensions are being written
-    from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
-except ImportError:
-    pass
+from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack

@@ -15,7 +15,6 @@ from dlarray import _core
 from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 
-
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 

@@ -1,0 +1,434 @@
+"""The Array API's ``fft`` extension (standard revision 2025.12).
+
+Discrete Fourier transforms computed by NumPy's pocketfft, with the
+standard's dtype rules on top: a transform keeps its input's precision
+(``complex64`` in, ``complex64`` out; ``float32`` in, ``complex64`` out for
+``rfft``), whatever precision the engine computed in.  Complex transforms
+(``fft``, ``ifft``, ``fftn``, ``ifftn``, ``irfft``, ``irfftn``, ``hfft``)
+take complex input and real ones (``rfft``, ``rfftn``, ``ihfft``) real
+floating input; anything else is a ``TypeError``.
+
+``norm`` is ``"backward"`` (scale the inverse by ``1/n``), ``"ortho"``
+(scale both by ``1/sqrt(n)``) or ``"forward"`` (scale the forward
+transform by ``1/n``).
+
+Examples
+--------
+>>> import dlarray as xp
+>>> xp.fft.fft(xp.asarray([1, 1, 1, 1], dtype=xp.complex64))
+dlarray.asarray([(4+0j), 0j, 0j, 0j], dtype=dlarray.complex64)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from dlarray._api._linalg_helpers import array_arg, check_device, int_arg, result
+from dlarray._array import DLArray
+from dlarray._device import Device
+from dlarray._dtypes import DType
+from dlarray._engine.numpy_engine import quiet, wrap
+from dlarray._rules import CATEGORIES, COMPLEX_OF, DEFAULT_DTYPES, REAL_OF, normalize_axis
+
+__all__ = [
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
+]
+
+Norm = Literal["backward", "ortho", "forward"]
+_NORMS = ("backward", "ortho", "forward")
+
+# What each transform takes and gives: its input category and its result
+# dtype as a function of the input dtype.
+_SAME: Callable[[DType], DType] = lambda d: d  # noqa: E731
+_TO_REAL: Callable[[DType], DType] = REAL_OF.__getitem__
+_TO_COMPLEX: Callable[[DType], DType] = COMPLEX_OF.__getitem__
+
+
+def _check_norm(norm: Any, func: str) -> str:
+    if norm not in _NORMS:
+        raise ValueError(f"{func}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
+    return str(norm)
+
+
+def _check_size(n: Any, func: str, name: str) -> int:
+    size = int_arg(n, func, name)
+    if size < 1:
+        raise ValueError(f"{func}: {name} must be at least 1, got {size}")
+    return size
+
+
+def _one_axis(
+    func: str,
+    kernel: Any,
+    category: str,
+    out_dtype: Callable[[DType], DType],
+    x: DLArray,
+    n: int | None,
+    axis: int,
+    norm: str,
+    *,
+    default_n: Callable[[int], int] | None = None,
+) -> DLArray:
+    """Run a 1-d transform after checking its arguments.
+
+    ``default_n`` maps the input length along ``axis`` to the transform
+    length when ``n`` is None (``irfft`` and ``hfft`` produce ``2*(m-1)``
+    points by default; the engine's own default is used otherwise).
+    """
+    a = array_arg(x, category, func)
+    if a.ndim == 0:
+        raise ValueError(f"{func}: x must have at least one axis")
+    ax = normalize_axis(axis, a.ndim, func)
+    norm = _check_norm(norm, func)
+    if n is None:
+        if default_n is not None:
+            n = _check_size(default_n(a.shape[ax]), func, "the output length")
+    else:
+        n = _check_size(n, func, "n")
+    return result(quiet(kernel)(a, n=n, axis=ax, norm=norm), out_dtype(x.dtype))
+
+
+def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> DLArray:
+    """The 1-d discrete Fourier transform of complex ``x`` along ``axis``.
+
+    ``n`` trims or zero-pads the input to ``n`` points first.  The result
+    has ``x``'s dtype.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fft(xp.asarray([1, 0, 0, 0], dtype=xp.complex128))
+    dlarray.asarray([(1+0j), (1+0j), (1+0j), (1+0j)], dtype=dlarray.complex128)
+    """
+    return _one_axis("fft", np.fft.fft, "complex floating", _SAME, x, n, axis, norm)
+
+
+def ifft(
+    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> DLArray:
+    """The 1-d inverse discrete Fourier transform of complex ``x``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifft(xp.asarray([4, 0, 0, 0], dtype=xp.complex128))
+    dlarray.asarray([(1+0j), (1+0j), (1+0j), (1+0j)], dtype=dlarray.complex128)
+    """
+    return _one_axis("ifft", np.fft.ifft, "complex floating", _SAME, x, n, axis, norm)
+
+
+def rfft(
+    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> DLArray:
+    """The 1-d discrete Fourier transform of real ``x``: the ``n//2 + 1``
+    non-negative frequency terms, complex of ``x``'s precision.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfft(xp.asarray([1.0, 1.0, 1.0, 1.0]))
+    dlarray.asarray([(4+0j), 0j, 0j], dtype=dlarray.complex128)
+    """
+    return _one_axis("rfft", np.fft.rfft, "real floating", _TO_COMPLEX, x, n, axis, norm)
+
+
+def irfft(
+    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> DLArray:
+    """The inverse of :func:`rfft`: ``n`` real points (``2*(m-1)`` by default,
+    for ``m`` input points) of ``x``'s precision.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.irfft(xp.asarray([4, 0, 0], dtype=xp.complex128))
+    dlarray.asarray([1.0, 1.0, 1.0, 1.0], dtype=dlarray.float64)
+    """
+    return _one_axis(
+        "irfft",
+        np.fft.irfft,
+        "complex floating",
+        _TO_REAL,
+        x,
+        n,
+        axis,
+        norm,
+        default_n=lambda m: 2 * (m - 1),
+    )
+
+
+def hfft(
+    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> DLArray:
+    """The transform of a signal with Hermitian symmetry, given by its first
+    half ``x``: ``n`` real points (``2*(m-1)`` by default).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.hfft(xp.asarray([1, 0, 0], dtype=xp.complex128))
+    dlarray.asarray([1.0, 1.0, 1.0, 1.0], dtype=dlarray.float64)
+    """
+    return _one_axis(
+        "hfft",
+        np.fft.hfft,
+        "complex floating",
+        _TO_REAL,
+        x,
+        n,
+        axis,
+        norm,
+        default_n=lambda m: 2 * (m - 1),
+    )
+
+
+def ihfft(
+    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> DLArray:
+    """The inverse of :func:`hfft` for real ``x``: ``n//2 + 1`` complex points
+    of ``x``'s precision.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> y = xp.fft.ihfft(xp.asarray([1.0, 1.0, 1.0, 1.0], dtype=xp.float32))
+    >>> y.shape, y.dtype
+    ((3,), dlarray.complex64)
+    """
+    return _one_axis("ihfft", np.fft.ihfft, "real floating", _TO_COMPLEX, x, n, axis, norm)
+
+
+def _sizes_and_axes(
+    func: str, shape: tuple[int, ...], s: Any, axes: Any, *, last_half: bool = False
+) -> tuple[list[int], list[int]]:
+    """fftn's ``s`` and ``axes`` as explicit lists.
+
+    ``axes=None`` means every axis; ``s=None`` (or an entry ``-1``) means the
+    input's size along that axis, except that with ``last_half`` (the
+    inverse real transforms) the last axis defaults to ``2*(m-1)`` points.
+    ``s`` needs ``axes``, as the standard says.  Repeated axes (which the
+    standard leaves to the implementation) are refused.
+    """
+    ndim = len(shape)
+    if axes is None:
+        if s is not None:
+            raise ValueError(f"{func}: when s is given, axes must be given too")
+        ax = list(range(ndim))
+    else:
+        if not isinstance(axes, Sequence):
+            raise TypeError(f"{func}: axes must be a sequence of ints or None, got {axes!r}")
+        ax = [normalize_axis(a, ndim, func) for a in axes]
+        if len(set(ax)) != len(ax):
+            raise ValueError(f"{func}: axes {axes!r} repeat an axis")
+    if not ax:
+        raise ValueError(f"{func}: at least one axis to transform is needed")
+    if s is None:
+        sizes = [-1] * len(ax)
+    else:
+        if not isinstance(s, Sequence):
+            raise TypeError(f"{func}: s must be a sequence of ints or None, got {s!r}")
+        sizes = [int_arg(v, func, "s") for v in s]
+        if len(sizes) != len(ax):
+            raise ValueError(f"{func}: s and axes must have the same length, got {s!r}, {axes!r}")
+    for i, (size, a) in enumerate(zip(sizes, ax, strict=True)):
+        if size == -1:
+            m = shape[a]
+            sizes[i] = 2 * (m - 1) if last_half and i == len(ax) - 1 else m
+        if sizes[i] < 1:
+            raise ValueError(f"{func}: transform sizes must be at least 1, got {sizes[i]}")
+    return sizes, ax
+
+
+def _many_axes(
+    func: str,
+    kernel: Any,
+    category: str,
+    out_dtype: Callable[[DType], DType],
+    x: DLArray,
+    s: Any,
+    axes: Any,
+    norm: str,
+    *,
+    last_half: bool = False,
+) -> DLArray:
+    a = array_arg(x, category, func)
+    sizes, ax = _sizes_and_axes(func, a.shape, s, axes, last_half=last_half)
+    norm = _check_norm(norm, func)
+    return result(quiet(kernel)(a, s=sizes, axes=ax, norm=norm), out_dtype(x.dtype))
+
+
+def fftn(
+    x: DLArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> DLArray:
+    """The n-d discrete Fourier transform of complex ``x`` over ``axes``
+    (all by default), trimmed or zero-padded to sizes ``s``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftn(xp.asarray([[1, 1], [1, 1]], dtype=xp.complex128))
+    dlarray.asarray([[(4+0j), 0j], [0j, 0j]], dtype=dlarray.complex128)
+    """
+    return _many_axes("fftn", np.fft.fftn, "complex floating", _SAME, x, s, axes, norm)
+
+
+def ifftn(
+    x: DLArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> DLArray:
+    """The n-d inverse discrete Fourier transform of complex ``x``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifftn(xp.asarray([[4, 0], [0, 0]], dtype=xp.complex128))
+    dlarray.asarray([[(1+0j), (1+0j)], [(1+0j), (1+0j)]], dtype=dlarray.complex128)
+    """
+    return _many_axes("ifftn", np.fft.ifftn, "complex floating", _SAME, x, s, axes, norm)
+
+
+def rfftn(
+    x: DLArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> DLArray:
+    """The n-d discrete Fourier transform of real ``x``; the last transformed
+    axis keeps its ``s[-1]//2 + 1`` non-negative frequencies.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfftn(xp.asarray([[1.0, 1.0], [1.0, 1.0]]))
+    dlarray.asarray([[(4+0j), 0j], [0j, 0j]], dtype=dlarray.complex128)
+    """
+    return _many_axes("rfftn", np.fft.rfftn, "real floating", _TO_COMPLEX, x, s, axes, norm)
+
+
+def irfftn(
+    x: DLArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Norm = "backward",
+) -> DLArray:
+    """The inverse of :func:`rfftn`: real output of sizes ``s`` (the last
+    transformed axis has ``2*(m-1)`` points by default).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.irfftn(xp.asarray([[4, 0], [0, 0]], dtype=xp.complex128))
+    dlarray.asarray([[1.0, 1.0], [1.0, 1.0]], dtype=dlarray.float64)
+    """
+    return _many_axes(
+        "irfftn", np.fft.irfftn, "complex floating", _TO_REAL, x, s, axes, norm, last_half=True
+    )
+
+
+def _frequencies(
+    func: str, kernel: Any, n: Any, d: Any, dtype: Any, device: Device | None
+) -> DLArray:
+    size = _check_size(n, func, "n")
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        raise TypeError(f"{func}: d must be a float, got {d!r}")
+    if d == 0:
+        raise ValueError(f"{func}: the sample spacing d must not be zero")
+    check_device(device, func)
+    if dtype is None:
+        dtype = DEFAULT_DTYPES["real floating"]
+    elif not isinstance(dtype, DType) or dtype not in CATEGORIES["real floating"]:
+        raise TypeError(f"{func}: dtype must be a real floating dlarray dtype, got {dtype!r}")
+    return result(kernel(size, d=float(d)), dtype)
+
+
+def fftfreq(
+    n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None
+) -> DLArray:
+    """The sample frequencies of an ``n``-point transform with sample spacing
+    ``d``: ``[0, 1, ..., -1] / (d*n)`` in :func:`fft`'s order.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftfreq(4, d=0.5)
+    dlarray.asarray([0.0, 0.5, -1.0, -0.5], dtype=dlarray.float64)
+    """
+    return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
+
+
+def rfftfreq(
+    n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None
+) -> DLArray:
+    """The ``n//2 + 1`` non-negative sample frequencies of :func:`rfft`.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.rfftfreq(4, d=0.5, dtype=xp.float32)
+    dlarray.asarray([0.0, 0.5, 1.0], dtype=dlarray.float32)
+    """
+    return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
+
+
+def _shift_axes(x: DLArray, axes: Any, func: str) -> Any:
+    a = array_arg(x, "all", func)
+    if axes is None:
+        return a, tuple(range(a.ndim))
+    items = axes if isinstance(axes, Sequence) else (axes,)
+    return a, tuple(normalize_axis(i, a.ndim, func) for i in items)
+
+
+def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
+    """Move the zero-frequency term to the middle of each axis in ``axes``
+    (all by default), as a new array.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.fftshift(xp.fft.fftfreq(4))
+    dlarray.asarray([-0.5, -0.25, 0.0, 0.25], dtype=dlarray.float64)
+    """
+    a, ax = _shift_axes(x, axes, "fftshift")
+    return wrap(np.fft.fftshift(a, axes=ax))
+
+
+def ifftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
+    """The inverse of :func:`fftshift` (they differ for odd lengths).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.fft.ifftshift(xp.asarray([-0.5, -0.25, 0.0, 0.25]))
+    dlarray.asarray([0.0, 0.25, -0.5, -0.25], dtype=dlarray.float64)
+    """
+    a, ax = _shift_axes(x, axes, "ifftshift")
+    return wrap(np.fft.ifftshift(a, axes=ax))
