@@ -20,12 +20,21 @@ _SCALAR_TYPES = frozenset({bool, int, float, complex})
 
 #: name -> namespace function, for the operators (filled by dlarray._api).
 _OPERATORS: dict[str, Any] = {}
+#: name -> (kernel, allowed dtypes) of elementwise functions, so that an
+#: operator can try the C fast path itself (filled by dlarray._api.elementwise).
+_ELEMENTWISE_KERNELS: dict[str, tuple[Any, frozenset[Any]]] = {}
+_fast_binary = _core.engine_binary
 
 
 def _forward(name: str, *, scalars: bool = True) -> Any:
     accepted = _SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
+        fast = _ELEMENTWISE_KERNELS.get(name)
+        if fast is not None:
+            result = _fast_binary(fast[0], fast[1], self, other)
+            if result is not None:
+                return result
         if type(other) is not DLArray and type(other) not in accepted:
             return NotImplemented
         return _OPERATORS[name](self, other)
@@ -127,9 +136,7 @@ class DLArray(_core.ArrayBase):
         return (self[i] for i in range(self.shape[0]))
 
     def _getitem_general(self, key: Any, /) -> DLArray:
-        from dlarray._api.indexing_object import getitem
-
-        return getitem(self, key)
+        return _OPERATORS["_getitem"](self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         from dlarray._api.indexing_object import setitem

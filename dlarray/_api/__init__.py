@@ -22,6 +22,7 @@ from dlarray._api import (
     dtype_functions,
     elementwise,
     indexing_functions,
+    indexing_object,
     info,
     linear_algebra,
     manipulation,
@@ -57,3 +58,4 @@ for _chapter in CHAPTERS:
 _OPERATORS.update(NAMESPACE)
 _OPERATORS["_inplace"] = array_object.inplace
 _OPERATORS["_scalar"] = array_object.to_scalar
+_OPERATORS["_getitem"] = indexing_object.getitem

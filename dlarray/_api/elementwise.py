@@ -17,7 +17,9 @@ import numpy as np
 
 from dlarray._api import _special
 from dlarray._api._operands import binary, scalar_array, unary
-from dlarray._array import DLArray
+from dlarray._array import _ELEMENTWISE_KERNELS, DLArray
+from dlarray._core import engine_binary as fast_binary
+from dlarray._core import engine_unary as fast_unary
 from dlarray._engine.numpy_engine import call, to_numpy, wrap
 from dlarray._rules import CATEGORIES, check_dtype, common_device
 
@@ -120,9 +122,9 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
     kernel = _special.UNARY.get(name, kernel)
 
     def function(x: DLArray, /) -> DLArray:
-        if type(x) is DLArray and x.dtype in allowed:  # the common case, kept short
-            view = x._engine_view
-            return call(kernel, to_numpy(x) if view is None else view)
+        result = fast_unary(kernel, allowed, x)  # the common case, in C
+        if result is not None:
+            return result
         return call(kernel, unary(x, allowed, category, name))
 
     function.__name__ = function.__qualname__ = name
@@ -142,21 +144,15 @@ _TAKES_INT_FLOAT = {
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
     kernel = _special.BINARY.get(name, kernel)
+    _ELEMENTWISE_KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
     def function(x1: Any, x2: Any, /) -> DLArray:
-        # The common case, kept short: two arrays of one allowed dtype on the
-        # CPU (whose Device object is a singleton, hence `is`).
-        if type(x1) is DLArray and type(x2) is DLArray:
-            dtype = x1.dtype
-            if dtype is x2.dtype and dtype in allowed and x1.device is x2.device:
-                v1, v2 = x1._engine_view, x2._engine_view
-                return call(
-                    kernel,
-                    to_numpy(x1) if v1 is None else v1,
-                    to_numpy(x2) if v2 is None else v2,
-                )
+        # The common case in C: arrays of one allowed dtype on one device.
+        result = fast_binary(kernel, allowed, x1, x2)
+        if result is not None:
+            return result
         # An array with a Python int or float that takes the array's dtype.
-        elif type(x1) is DLArray and type(x2) in _INT_FLOAT:
+        if type(x1) is DLArray and type(x2) in _INT_FLOAT:
             dtype = x1.dtype
             if dtype in allowed and dtype in _TAKES_INT_FLOAT[type(x2)]:
                 return call(kernel, to_numpy(x1), scalar_array(x2, dtype, name))

@@ -123,6 +123,8 @@ PyObject *dla_array_transpose(PyObject *self, void *closure);
 /* ---- engine_call.c ---- */
 PyObject *dla_register_engine(PyObject *module, PyObject *args);
 PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* ---- export.c ---- */
 PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,

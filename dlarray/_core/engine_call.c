@@ -170,3 +170,87 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(result);
     return array;
 }
+
+/* ---- the common case of an elementwise function, in one call ----
+ *
+ * engine_unary(kernel, allowed, x) and engine_binary(kernel, allowed, x1, x2)
+ * compute kernel(views...) when every argument is a DLArray that already has
+ * its engine view, all share one dtype in the set `allowed` and one device.
+ * Otherwise they return None and the Python function takes its general path
+ * (promotion, Python scalars, errors, making views).  The rules stay in
+ * Python; this only recognises the case where they have nothing to do. */
+
+static PyObject *
+dtype_object(const DLAArrayObject *a)
+{
+    const DLADTypeEntry *e = dla_dtype_find(a->dtype);
+    if (e == NULL || dla_state.dtype_objects == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table); /* borrowed */
+}
+
+static bool
+same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
+{
+    return a->dtype.code == b->dtype.code && a->dtype.bits == b->dtype.bits &&
+           a->dtype.lanes == b->dtype.lanes &&
+           a->device.device_type == b->device.device_type &&
+           a->device.device_id == b->device.device_id;
+}
+
+static PyObject *
+engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *const *xs,
+            Py_ssize_t n)
+{
+    PyObject *views[2];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_TYPE(xs[i]) != dla_array_type) {
+            Py_RETURN_NONE;
+        }
+        DLAArrayObject *a = (DLAArrayObject *)xs[i];
+        if (a->engine_view == NULL || (i > 0 && !same_kind((DLAArrayObject *)xs[0], a))) {
+            Py_RETURN_NONE;
+        }
+        views[i] = a->engine_view;
+    }
+    PyObject *dtype = dtype_object((DLAArrayObject *)xs[0]);
+    if (dtype == NULL) {
+        Py_RETURN_NONE;
+    }
+    int ok = PySet_Contains(allowed, dtype);
+    if (ok <= 0) {
+        if (ok < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    PyObject *result = call_quietly(kernel, views, n);
+    if (result == NULL) {
+        return NULL;
+    }
+    PyObject *array = adopt(module, result);
+    Py_DECREF(result);
+    return array;
+}
+
+PyObject *
+dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || engine_array_type == NULL) {
+        PyErr_SetString(PyExc_TypeError, "engine_unary(kernel, allowed, x)");
+        return NULL;
+    }
+    return engine_fast(module, args[0], args[1], args + 2, 1);
+}
+
+PyObject *
+dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || engine_array_type == NULL) {
+        PyErr_SetString(PyExc_TypeError, "engine_binary(kernel, allowed, x1, x2)");
+        return NULL;
+    }
+    return engine_fast(module, args[0], args[1], args + 2, 2);
+}

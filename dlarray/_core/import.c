@@ -265,10 +265,18 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
     owner->versioned = versioned;
     owner->version = version;
     owner->flags = dl_flags;
+    /* DLPack: "for vanilla CPU memory ... [device_id] is set to 0".  Host
+     * memory is one device; a producer that numbers it otherwise still
+     * hands over host memory, so it arrives on Device('cpu', 0), as NumPy
+     * and PyTorch treat it (the owner keeps the producer's pair). */
+    DLDevice device = t->device;
+    if (device.device_type == kDLCPU) {
+        device.device_id = 0;
+    }
     /* Legacy producers predate NULL-strides being forbidden (DLPack 1.2);
      * NULL means C-contiguous, which dla_array_new computes. */
     PyObject *array = (PyObject *)dla_array_new(
-        (PyObject *)owner, t->data, t->byte_offset, t->device, t->dtype,
+        (PyObject *)owner, t->data, t->byte_offset, device, t->dtype,
         t->ndim, t->shape, t->strides, flags);
     Py_DECREF(owner); /* the array holds it now */
     if (array == NULL) {

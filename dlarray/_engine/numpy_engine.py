@@ -129,11 +129,21 @@ def wrap(a: Any) -> DLArray:
     return x
 
 
+_NUMPY_DTYPES: dict[DType, Any] = {}
+
+
 def numpy_dtype(dtype: DType) -> Any:
     """The NumPy dtype holding ``dtype`` (padded for sub-byte types)."""
+    try:
+        return _NUMPY_DTYPES[dtype]
+    except KeyError:
+        pass
     if dtype.name in _NUMPY_NATIVE:
-        return np.dtype(dtype.name)
-    return np.dtype(getattr(_ml_dtypes(), dtype.name))
+        result = np.dtype(dtype.name)
+    else:
+        result = np.dtype(getattr(_ml_dtypes(), dtype.name))
+    _NUMPY_DTYPES[dtype] = result
+    return result
 
 
 # The Array API's default dtype per Python kind, for asarray of Python data.
