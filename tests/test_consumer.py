@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import struct
+
+import abi
 import numpy as np
 import pytest
 
@@ -74,3 +77,22 @@ def test_device_other_than_the_source_is_sent_as_dl_device():
     with pytest.raises(BufferError, match="cannot reach"):
         dlarray.from_dlpack(producer, device=dlarray.Device("cuda", 0))
     assert producer.calls[0]["dl_device"] == (2, 0)
+
+
+@pytest.mark.parametrize("device_id", [1, 7])
+def test_host_memory_numbered_other_than_zero_arrives_on_cpu_0(device_id):
+    # DLPack: "for vanilla CPU memory ... [device_id] is set to 0". A producer
+    # that numbers host memory otherwise still hands over host memory, which
+    # dlarray (like NumPy and PyTorch) treats as the one CPU device.
+    producer = abi.Producer(
+        device=(abi.kDLCPU, device_id),
+        shape=(2,),
+        dtype=(2, 32, 1),
+        payload=struct.pack("2f", 1.5, 2.5),
+    )
+    x = dlarray.from_dlpack(producer)
+    assert x.device == dlarray.Device("cpu", 0)
+    assert x.__dlpack_device__() == (1, 0)
+    assert x._owner.device == (abi.kDLCPU, device_id)  # the producer's pair is kept
+    assert (x + dlarray.asarray([1.0, 1.0], dtype=dlarray.float32)).device == x.device
+    assert np.from_dlpack(x).tolist() == [1.5, 2.5]
