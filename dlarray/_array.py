@@ -91,6 +91,11 @@ class DLArray(_core.ArrayBase):
 
     __slots__ = ()
 
+    # NumPy must not treat a DLArray as an object to broadcast elementwise
+    # (x + ndarray would build an object array of DLArrays): make it defer,
+    # so mixing the two raises TypeError.  Convert with dlarray.asarray.
+    __array_ufunc__ = None
+
     # ---- attributes ----
     # ``dtype`` and ``device`` are C getters of ArrayBase (see
     # register_python_types at the end of this module): every operation reads
