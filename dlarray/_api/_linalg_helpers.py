@@ -34,6 +34,8 @@ def array_arg(x: Any, category: str, func: str) -> Any:
 def two_arrays(x1: Any, x2: Any, category: str, func: str) -> tuple[Any, Any, DType]:
     """Engine views of two arrays (no Python scalars) cast to their
     promoted dtype, and that dtype."""
+    if type(x1) is DLArray and type(x2) is DLArray:
+        return binary(x1, x2, CATEGORIES[category], category, func)
     for name, x in (("x1", x1), ("x2", x2)):
         if not isinstance(x, DLArray):
             raise TypeError(f"{func}: {name} must be a dlarray array, got {type(x).__name__}")

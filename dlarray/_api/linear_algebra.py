@@ -21,16 +21,16 @@ from dlarray._api._linalg_helpers import (
     two_arrays,
 )
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import quiet, wrap
-from dlarray._rules import AxisError, normalize_axis
+from dlarray._engine.numpy_engine import call, to_numpy
+from dlarray._rules import CATEGORIES, AxisError, normalize_axis
 from dlarray._views import permute_dims
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
-# Floating-point overflow in a product is a value (inf), not an error.
-_matmul = quiet(np.matmul)
-_tensordot = quiet(np.tensordot)
-_vecdot = quiet(np.vecdot)
+_NUMERIC = CATEGORIES["numeric"]
+
+# Kernels run through `call`: floating-point overflow in a product is a
+# value (inf), not an error.
 
 
 def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
@@ -47,6 +47,16 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1]))
     dlarray.asarray([3, 7], dtype=dlarray.int64)
     """
+    if type(x1) is DLArray and type(x2) is DLArray:
+        # The common case, operands of one dtype on one device, goes straight
+        # to NumPy, which raises ValueError for every shape the standard
+        # rejects; the checks below then name the problem.
+        dtype = x1.dtype
+        if dtype is x2.dtype and dtype in _NUMERIC and x1.device is x2.device:
+            try:
+                return call(np.matmul, to_numpy(x1), to_numpy(x2))
+            except ValueError:
+                pass
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")
     if a1.ndim == 0 or a2.ndim == 0:
         raise ValueError(
@@ -68,7 +78,7 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
             raise ValueError(
                 f"matmul: the stack shapes {stacks[0]} and {stacks[1]} do not broadcast"
             ) from None
-    return wrap(_matmul(a1, a2))
+    return call(np.matmul, a1, a2)
 
 
 def matrix_transpose(x: DLArray, /) -> DLArray:
@@ -151,7 +161,7 @@ def tensordot(
                 f"tensordot: axis {i} of x1 (size {a1.shape[i]}) and axis {j} of x2 "
                 f"(size {a2.shape[j]}) differ in size; contracted axes do not broadcast"
             )
-    return wrap(_tensordot(a1, a2, axes=(axes1, axes2)))
+    return call(np.tensordot, a1, a2, (axes1, axes2))
 
 
 def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
@@ -184,11 +194,12 @@ def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
             f"vecdot: the vectors along axis {axis} differ in size ({a1.shape[axis]} != "
             f"{a2.shape[axis]}); the contracted axis does not broadcast"
         )
-    a1, a2 = np.moveaxis(a1, axis, -1), np.moveaxis(a2, axis, -1)
+    if axis != -1:
+        a1, a2 = np.moveaxis(a1, axis, -1), np.moveaxis(a2, axis, -1)
     try:
-        np.broadcast_shapes(a1.shape[:-1], a2.shape[:-1])
+        return call(np.vecdot, a1, a2)
     except ValueError:
+        # The vector axes match (checked above): the other axes do not broadcast.
         raise ValueError(
             f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast outside axis {axis}"
         ) from None
-    return wrap(_vecdot(a1, a2))

@@ -14,7 +14,7 @@ import numpy as np
 
 from dlarray._api._operands import ALL, binary, scalar_array, unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
+from dlarray._engine.numpy_engine import call, cast, numpy_dtype, to_numpy, wrap
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -30,6 +30,9 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 
 _INDEX = numpy_dtype(DEFAULT_DTYPES["indexing"])
 _REAL = CATEGORIES["real-valued"]
+_BOOL = CATEGORIES["bool"]
+# NumPy's indices are intp; where that is the index dtype they need no cast.
+_INTP_IS_INDEX = np.dtype(np.intp) == _INDEX
 
 
 def _keepdims(value: Any, func: str) -> bool:
@@ -44,8 +47,14 @@ def _arg_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLA
     ax = None if axis is None else normalize_axis(axis, x.ndim, func)
     if a.size == 0 and (ax is None or a.shape[ax] == 0):
         raise ValueError(f"{func}: the array has no elements along the searched axis")
-    out = kernel(a, axis=ax, keepdims=keep)
-    return wrap(np.asarray(out, dtype=_INDEX))
+    return call(_arg_kernel, kernel, a, ax, keep)
+
+
+def _arg_kernel(kernel: Any, a: Any, axis: int | None, keepdims: bool) -> Any:
+    """``kernel`` (np.argmax or np.argmin) with its indices in the index
+    dtype, for :func:`call`."""
+    out = kernel(a, axis, None, keepdims=keepdims)
+    return out if _INTP_IS_INDEX else np.asarray(out, dtype=_INDEX)
 
 
 def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
@@ -212,14 +221,21 @@ def where(
     >>> xp.where(xp.asarray([True, False, True]), xp.asarray([1, 2, 3]), 0)
     dlarray.asarray([1, 0, 3], dtype=dlarray.int64)
     """
-    cond = unary(condition, CATEGORIES["bool"], "bool", "where")
+    cond = unary(condition, _BOOL, "bool", "where")
     a1, a2, dtype = binary(x1, x2, ALL, "all", "where")
-    common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
+    device = condition.device
+    if (isinstance(x1, DLArray) and x1.device != device) or (
+        isinstance(x2, DLArray) and x2.device != device
+    ):
+        common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
     try:
-        np.broadcast_shapes(cond.shape, np.shape(a1), np.shape(a2))
+        out = call(np.where, cond, a1, a2)
     except ValueError:
+        # np.where fails with ValueError only when the shapes do not broadcast.
         raise ValueError(
             f"where: shapes {condition.shape}, {np.shape(a1)} and {np.shape(a2)} do not "
             f"broadcast together"
         ) from None
-    return wrap(np.asarray(np.where(cond, a1, a2), dtype=numpy_dtype(dtype)))
+    # a1 and a2 both have the result dtype already (a scalar operand is a
+    # NumPy scalar of it), so this cast is only a safeguard.
+    return out if out.dtype is dtype else cast(out, dtype)

@@ -23,7 +23,7 @@ import numpy as np
 
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import numpy_dtype, wrap
+from dlarray._engine.numpy_engine import call, numpy_dtype, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axis
 
 __all__ = ["argsort", "sort"]
@@ -35,6 +35,11 @@ _REAL = CATEGORIES["real-valued"]
 def _kind(stable: bool) -> Literal["stable", "quicksort"]:
     # NumPy's default (introsort) when stability is not asked for: faster.
     return "stable" if stable else "quicksort"
+
+
+def _argsort(a: Any, axis: int, kind: Literal["stable", "quicksort"]) -> Any:
+    """np.argsort's indices in the index dtype, for :func:`call`."""
+    return np.argsort(a, axis, kind).astype(_INDEX, copy=False)
 
 
 def _operands(x: Any, axis: Any, descending: Any, stable: Any, func: str) -> tuple[Any, int]:
@@ -63,7 +68,7 @@ def argsort(
     a, ax = _operands(x, axis, descending, stable, "argsort")
     kind = _kind(stable)
     if not descending:
-        return wrap(np.argsort(a, axis=ax, kind=kind).astype(_INDEX, copy=False))
+        return call(_argsort, a, ax, kind)
     if not stable:
         order = np.flip(np.argsort(a, axis=ax), axis=ax)
         return wrap(np.ascontiguousarray(order, dtype=_INDEX))
@@ -90,7 +95,7 @@ def sort(
     a, ax = _operands(x, axis, descending, stable, "sort")
     kind = _kind(stable)
     if not descending:
-        return wrap(np.sort(a, axis=ax, kind=kind))
+        return call(np.sort, a, ax, kind)  # (a, axis, kind)
     out = np.flip(a, axis=ax).copy()
     out.sort(axis=ax, kind=kind)
     return wrap(np.ascontiguousarray(np.flip(out, axis=ax)))

@@ -31,7 +31,7 @@ import numpy as np
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine.numpy_engine import numpy_dtype, quiet, wrap
+from dlarray._engine.numpy_engine import call, numpy_dtype, to_numpy
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axes, normalize_axis
 
 __all__ = [
@@ -58,6 +58,11 @@ _WIDE = {
     DTYPES_BY_NAME["float32"]: np.dtype(np.float64),
     DTYPES_BY_NAME["complex64"]: np.dtype(np.complex128),
 }
+# Dtypes that sum/prod with dtype=None keep and accumulate in themselves:
+# for these the reduction is one engine call, with no cast before or after.
+_SELF_ACCUMULATING = frozenset(
+    DTYPES_BY_NAME[name] for name in ("int64", "uint64", "float64", "complex128")
+)
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -68,6 +73,31 @@ def reduction_axes(ndim: int, axis: Any, keepdims: Any, func: str) -> tuple[int,
     if not isinstance(keepdims, bool):
         raise TypeError(f"{func}: keepdims must be a bool, got {keepdims!r}")
     return normalize_axes(axis, ndim, func)
+
+
+def engine_axis(ndim: int, axis: Any, keepdims: Any, func: str) -> Any:
+    """``axis`` as the engine's reductions take it: ``None`` (every axis), an
+    int (NumPy counts negative ones from the end) or a sorted tuple.
+
+    The common cases (None, one int in range) skip :func:`reduction_axes`.
+    """
+    if type(keepdims) is bool:
+        if axis is None:
+            return None
+        if type(axis) is int and -ndim <= axis < ndim:
+            return axis
+    return reduction_axes(ndim, axis, keepdims, func)
+
+
+def _reduce(kernel: Any, a: Any, axis: Any, keepdims: bool) -> DLArray:
+    """``kernel`` (a ufunc's ``reduce``) of ``a`` over ``axis`` in ``a``'s dtype.
+
+    A reduction over every axis gives NumPy a scalar, which costs more to
+    adopt than a 0-d array: it is written into a 0-d array instead.
+    """
+    if axis is None and not keepdims:
+        return call(kernel, a, None, None, np.empty((), a.dtype))
+    return call(kernel, a, axis, None, None, keepdims)
 
 
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
@@ -113,15 +143,17 @@ def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     return dtype
 
 
-@quiet  # float -> int casts of NaN/inf are the caller's choice, not a warning
 def _as_result_dtype(values: Any, dtype: DType) -> Any:
-    """``values`` cast to ``dtype`` first, as the standard asks for ``dtype=``."""
+    """``values`` cast to ``dtype`` first, as the standard asks for ``dtype=``
+    (run inside :func:`call`: float -> int casts of NaN/inf are the caller's
+    choice, not a warning)."""
     return values.astype(numpy_dtype(dtype), copy=False)
 
 
-@quiet  # rounding a double-precision accumulator may overflow to inf
-def _finish(result: Any, dtype: DType) -> DLArray:
-    return wrap(np.asarray(result).astype(numpy_dtype(dtype), copy=False))
+def _rounded(result: Any, dtype: Any) -> Any:
+    """``result`` (an engine array or scalar) in the NumPy dtype ``dtype``
+    (rounding a double-precision accumulator may overflow to inf)."""
+    return result.astype(dtype, copy=False)
 
 
 # ---- sum and prod ----
@@ -130,17 +162,26 @@ def _finish(result: Any, dtype: DType) -> DLArray:
 def _accumulate(
     x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, kernel: Any
 ) -> DLArray:
+    if type(x) is DLArray and dtype is None and x.dtype in _SELF_ACCUMULATING:
+        a = to_numpy(x)
+        return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
     a = unary(x, _NUMERIC, "numeric", func)
-    axes = reduction_axes(a.ndim, axis, keepdims, func)
+    axes = engine_axis(a.ndim, axis, keepdims, func)
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
+    return call(_accumulate_kernel, kernel, a, axes, keepdims, out_dtype)
+
+
+def _accumulate_kernel(kernel: Any, a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
+    """The general sum/prod, for :func:`call`: cast to the result dtype,
+    accumulate in its work dtype, round back."""
     values = _as_result_dtype(a, out_dtype)
-    # Positional arguments: `quiet` kernels take no keywords. (a, axis, dtype, out, keepdims)
-    result = kernel(values, axes, _work_dtype(out_dtype), None, keepdims)
-    return _finish(result, out_dtype)
+    work = _work_dtype(out_dtype)
+    result = kernel(values, axes, work, None, keepdims)  # (a, axis, dtype, out, keepdims)
+    return _rounded(result, numpy_dtype(out_dtype))
 
 
-_sum_kernel = quiet(np.sum)
-_prod_kernel = quiet(np.prod)
+_sum_kernel: Any = np.add.reduce  # (a, axis, dtype, out, keepdims)
+_prod_kernel: Any = np.multiply.reduce
 
 
 def sum(
@@ -235,22 +276,27 @@ def _scan(
     if not isinstance(include_initial, bool):
         raise TypeError(f"{func}: include_initial must be a bool, got {include_initial!r}")
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
+    return call(_scan_kernel, kernel, a, ax, int(include_initial), identity, out_dtype)
+
+
+def _scan_kernel(kernel: Any, a: Any, ax: int, start: int, identity: int, out_dtype: DType) -> Any:
+    """The scan, for :func:`call`: ``start`` leading identities, then the
+    running results, accumulated in the work dtype and rounded back."""
     work = _work_dtype(out_dtype)
     # Widening before the scan is twice as fast as letting the scan cast.
     values = _as_result_dtype(a, out_dtype).astype(work, copy=False)
     shape = list(a.shape)
-    start = int(include_initial)
     shape[ax] += start
     out = np.empty(shape, dtype=work)
     before = (slice(None),) * ax
     initial, body = (*before, slice(0, start)), (*before, slice(start, None))
     out[initial] = identity
     kernel(values, ax, None, out[body])  # (a, axis, dtype, out)
-    return _finish(out, out_dtype)
+    return _rounded(out, numpy_dtype(out_dtype))
 
 
-_cumsum_kernel = quiet(np.cumsum)
-_cumprod_kernel = quiet(np.cumprod)
+_cumsum_kernel = np.cumsum
+_cumprod_kernel = np.cumprod
 
 
 def cumulative_sum(
@@ -309,6 +355,10 @@ def cumulative_prod(
 
 
 def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DLArray:
+    if type(x) is DLArray and x.dtype in _REAL:
+        a = to_numpy(x)
+        if a.size:  # a non-empty array always has elements to reduce
+            return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     kept = [n for i, n in enumerate(a.shape) if i not in axes]
@@ -319,11 +369,11 @@ def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DL
             f"{func}: there is no {func} of zero elements (x has shape {a.shape}, "
             f"reduced axes {axes})"
         )
-    return wrap(kernel(a, axes, None, keepdims))  # (a, axis, out, keepdims)
+    return _reduce(kernel, a, axes, keepdims)
 
 
-_max_kernel = quiet(np.max)
-_min_kernel = quiet(np.min)
+_max_kernel = np.maximum.reduce
+_min_kernel = np.minimum.reduce
 
 
 def max(
@@ -376,12 +426,21 @@ def _floating_result(dtype: DType) -> DType:
     return dtype if dtype in _FLOATING else DEFAULT_DTYPES["real floating"]
 
 
-@quiet
+def _reduced_count(shape: tuple[int, ...], axes: Any) -> int:
+    """How many elements each result element reduces, for an engine axis."""
+    if axes is None:
+        return math.prod(shape)
+    if type(axes) is int:
+        return shape[axes]
+    return _count(shape, axes)
+
+
 def _divide(total: Any, count: float) -> Any:
     """``total / count``; complex parts are divided separately, so a NaN in
     one part does not spill into the other (the standard's rule for mean)."""
     if total.dtype.kind != "c":
         return total / count
+    total = np.asarray(total)
     out = np.empty_like(total)
     out.real = total.real / count
     out.imag = total.imag / count
@@ -408,10 +467,14 @@ def mean(
     dlarray.asarray([2.0, 3.5], dtype=dlarray.float64)
     """
     a = unary(x, _NUMERIC, "numeric", "mean")
-    axes = reduction_axes(a.ndim, axis, keepdims, "mean")
-    out_dtype = _floating_result(x.dtype)
+    axes = engine_axis(a.ndim, axis, keepdims, "mean")
+    return call(_mean_kernel, a, axes, keepdims, _floating_result(x.dtype))
+
+
+def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
+    """The mean, for :func:`call`: a sum in the work dtype, divided, rounded."""
     total = _sum_kernel(a, axes, _work_dtype(out_dtype), None, keepdims)
-    return _finish(_divide(np.asarray(total), _count(a.shape, axes)), out_dtype)
+    return _rounded(_divide(total, _reduced_count(a.shape, axes)), numpy_dtype(out_dtype))
 
 
 def _check_correction(correction: Any, func: str) -> float:
@@ -422,9 +485,12 @@ def _check_correction(correction: Any, func: str) -> float:
     return float(correction)
 
 
-@quiet
-def _variance(a: Any, axes: tuple[int, ...], correction: float, keepdims: bool) -> Any:
-    """Two-pass variance in the engine: mean first, then squared deviations.
+def _variance(
+    a: Any, axes: tuple[int, ...], correction: float, keepdims: bool, root: bool, out: Any
+) -> Any:
+    """Two-pass variance (or its square root) in the engine, for :func:`call`:
+    mean first, then squared deviations, in ``a``'s dtype, rounded to the
+    NumPy dtype ``out``.
 
     Where ``M - correction <= 0`` the standard makes the result NaN (NumPy
     would give ``inf`` or a negative value).
@@ -435,8 +501,10 @@ def _variance(a: Any, axes: tuple[int, ...], correction: float, keepdims: bool) 
     squares = np.sum(deviations * deviations, axis=axes, keepdims=keepdims)
     divisor = count - correction
     if divisor <= 0:
-        return np.full_like(squares, np.nan)
-    return squares / divisor
+        result = np.full_like(squares, np.nan)
+    else:
+        result = squares / divisor
+    return _rounded(np.sqrt(result) if root else result, out)
 
 
 def _spread(
@@ -446,8 +514,8 @@ def _spread(
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     ddof = _check_correction(correction, func)
     out_dtype = _floating_result(x.dtype)
-    result = _variance(a.astype(_work_dtype(out_dtype)), axes, ddof, keepdims)
-    return _finish(np.sqrt(result) if root else result, out_dtype)
+    work = a.astype(_work_dtype(out_dtype))
+    return call(_variance, work, axes, ddof, keepdims, root, numpy_dtype(out_dtype))
 
 
 def var(

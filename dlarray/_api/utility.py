@@ -7,15 +7,24 @@ from typing import Any
 import numpy as np
 
 from dlarray._api._operands import unary
-from dlarray._api.statistical import reduction_axes
+from dlarray._api.statistical import engine_axis
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import numpy_dtype, quiet, to_numpy, wrap
+from dlarray._engine.numpy_engine import call, numpy_dtype, to_numpy, wrap
 from dlarray._rules import CATEGORIES, common_device, normalize_axis, result_type
 
 __all__ = ["all", "any", "diff"]
 
 _ALL = CATEGORIES["all"]
 _NUMERIC = CATEGORIES["numeric"]
+
+
+def _truth_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLArray:
+    a = unary(x, _ALL, "all", func)
+    axes = engine_axis(a.ndim, axis, keepdims, func)
+    if axes is None and not keepdims:
+        # Into a 0-d array: NumPy's scalar result costs more to adopt.
+        return call(kernel, a, None, np.empty((), np.bool_))  # (a, axis, out)
+    return call(kernel, a, axes, None, keepdims)  # (a, axis, out, keepdims)
 
 
 def all(
@@ -37,9 +46,7 @@ def all(
     >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    a = unary(x, _ALL, "all", "all")
-    axes = reduction_axes(a.ndim, axis, keepdims, "all")
-    return wrap(np.all(a, axis=axes, keepdims=keepdims))
+    return _truth_reduce(np.all, x, axis, keepdims, "all")
 
 
 def any(
@@ -59,9 +66,7 @@ def any(
     >>> xp.any(xp.asarray([[0.0, 0.0], [0.0, -1.5]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    a = unary(x, _ALL, "all", "any")
-    axes = reduction_axes(a.ndim, axis, keepdims, "any")
-    return wrap(np.any(a, axis=axes, keepdims=keepdims))
+    return _truth_reduce(np.any, x, axis, keepdims, "any")
 
 
 def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
@@ -75,9 +80,6 @@ def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
             f"diff: {label} has shape {edge.shape}, which must match x's shape {x.shape} "
             f"on every axis but axis {axis}"
         )
-
-
-_diff_kernel = quiet(np.diff)  # (a, n, axis): inf - inf is NaN, not a warning
 
 
 def diff(
@@ -138,4 +140,6 @@ def diff(
         dtype = numpy_dtype(result_type(*parts))
         joined = np.concatenate([to_numpy(p).astype(dtype, copy=False) for p in parts], axis=ax)
     # np.diff returns its input itself for n == 0; the result must not alias x.
-    return wrap(joined.copy() if n == 0 else _diff_kernel(joined, n, ax))
+    if n == 0:
+        return wrap(joined.copy())
+    return call(np.diff, joined, n, ax)  # (a, n, axis): inf - inf is NaN, not a warning
