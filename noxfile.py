@@ -21,20 +21,24 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = False
 
 # hypothesis is pinned: its releases change which examples tests generate.
-TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5", "hypothesis==6.170.15"]
+# 6.170 needs Python >= 3.11; 6.168.5 is the newest for 3.10 (and has the
+# 2025.12 Array API strategies, which arrived in 6.151).
+TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
+HYPOTHESIS = "hypothesis==6.170.15"
+HYPOTHESIS_PY310 = "hypothesis==6.168.5"
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Build dlarray and run the test suite."""
-    session.install(".", *TEST_DEPS)
+    session.install(".", *TEST_DEPS, HYPOTHESIS)
     _run_pytest(session)
 
 
 @nox.session(python="3.10")
 def tests_oldest(session: nox.Session) -> None:
     """The test suite on the oldest Python and NumPy dlarray supports."""
-    session.install(".", "numpy==2.2.5", *TEST_DEPS)
+    session.install(".", "numpy==2.2.5", *TEST_DEPS, HYPOTHESIS_PY310)
     _run_pytest(session)
 
 
