@@ -4,6 +4,8 @@ Basic indices (integers, slices, ``...``, ``None``) make views and are
 handled by :func:`dlarray._views.basic_index` without the engine.  Keys with
 arrays in them (integer-array and boolean-mask indexing) select copies,
 computed by the engine on zero-copy views of ``x`` and of the index arrays.
+The commonest of those, ``x[mask]`` when both already have engine views, is
+also done in C (``subscript.c``); this module is the complete version.
 """
 
 from __future__ import annotations

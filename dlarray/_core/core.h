@@ -123,6 +123,10 @@ PyObject *dla_array_transpose(PyObject *self, void *closure);
 /* ---- engine_call.c ---- */
 PyObject *dla_register_engine(PyObject *module, PyObject *args);
 PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* An engine result as a DLArray that keeps it as its engine view. */
+PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
+/* Borrowed engine view of an array, or NULL without an error. */
+PyObject *dla_engine_view(PyObject *array);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 

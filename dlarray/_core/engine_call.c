@@ -130,8 +130,8 @@ call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* The engine's result as a DLArray whose engine view is that result. */
-static PyObject *
-adopt(PyObject *module, PyObject *result)
+PyObject *
+dla_engine_adopt(PyObject *module, PyObject *result)
 {
     if (Py_TYPE(result) != engine_array_type) {
         return PyObject_CallOneArg(fallback_wrap, result);
@@ -151,6 +151,17 @@ adopt(PyObject *module, PyObject *result)
     return array;
 }
 
+/* The engine view of `a`, or NULL (no error set) when it has none yet or
+ * no engine is registered. */
+PyObject *
+dla_engine_view(PyObject *a)
+{
+    if (engine_array_type == NULL) {
+        return NULL;
+    }
+    return ((DLAArrayObject *)a)->engine_view;
+}
+
 PyObject *
 dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -166,7 +177,7 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (result == NULL) {
         return NULL;
     }
-    PyObject *array = adopt(module, result);
+    PyObject *array = dla_engine_adopt(module, result);
     Py_DECREF(result);
     return array;
 }
@@ -230,7 +241,7 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
     if (result == NULL) {
         return NULL;
     }
-    PyObject *array = adopt(module, result);
+    PyObject *array = dla_engine_adopt(module, result);
     Py_DECREF(result);
     return array;
 }

@@ -52,6 +52,25 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
     if (is_packed_subbyte(self)) {
         return general_getitem(self, key);
     }
+    if (Py_TYPE(key) == dla_array_type) {
+        /* x[mask]: a bool array on x's device, both already viewed by the
+         * engine, selects through the engine (no floating-point work, so
+         * no quiet context).  Everything else about arrays as keys, and
+         * every error message, is the Python path's. */
+        DLAArrayObject *k = (DLAArrayObject *)key;
+        PyObject *view = dla_engine_view(self_obj), *mask = dla_engine_view(key);
+        if (k->dtype.code == kDLBool && view != NULL && mask != NULL &&
+            k->device.device_type == self->device.device_type &&
+            k->device.device_id == self->device.device_id) {
+            PyObject *selected = PyObject_GetItem(view, mask);
+            if (selected == NULL) {
+                return NULL;
+            }
+            PyObject *result = dla_engine_adopt(NULL, selected);
+            Py_DECREF(selected);
+            return result;
+        }
+    }
     int n_ellipsis = 0, n_axes = 0, n_new = 0;
     for (Py_ssize_t i = 0; i < n_items; i++) {
         PyObject *k = items[i];
