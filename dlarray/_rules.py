@@ -72,6 +72,20 @@ CATEGORIES: Final[dict[str, frozenset[DType]]] = {
     "all": frozenset(STANDARD_DTYPES),
 }
 
+#: The kind names of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=)``.
+KINDS: Final[dict[str, frozenset[DType]]] = {
+    "bool": CATEGORIES["bool"],
+    "signed integer": CATEGORIES["signed integer"],
+    "unsigned integer": CATEGORIES["unsigned integer"],
+    "integral": CATEGORIES["integer"],
+    "real floating": CATEGORIES["real floating"],
+    "complex floating": CATEGORIES["complex floating"],
+    "numeric": CATEGORIES["numeric"],
+}
+
+#: The Python scalar types the standard lets stand for arrays.
+SCALAR_TYPES: Final = frozenset({bool, int, float, complex})
+
 #: The default dtypes of this implementation (``__array_namespace_info__``).
 DEFAULT_DTYPES: Final[dict[str, DType]] = {
     "real floating": _D["float64"],
@@ -183,7 +197,24 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
 
 def is_scalar(value: Any) -> bool:
     """True for the Python scalar types the standard allows as operands."""
-    return type(value) in (bool, int, float, complex)
+    return type(value) in SCALAR_TYPES
+
+
+def default_accumulation_dtype(dtype: DType) -> DType:
+    """The standard's result dtype of sum-like reductions (``sum``, ``prod``,
+    ``cumulative_*``, ``linalg.trace``) when no ``dtype`` is given.
+
+    An integer dtype narrower than the default integer dtype widens to the
+    default integer dtype of its own signedness; every other dtype is kept.
+    """
+    default = DEFAULT_DTYPES["integral"]
+    if dtype.bits >= default.bits:
+        return dtype
+    if dtype in _SIGNED:
+        return default
+    if dtype in _UNSIGNED:
+        return _D[f"uint{default.bits}"]
+    return dtype
 
 
 def common_device(arrays: Iterable[DLArray], func: str) -> Device:

@@ -21,9 +21,9 @@ import numpy as np
 from dlarray._api._operands import binary, unary
 from dlarray._array import DLArray
 from dlarray._device import CPU, as_device
-from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import numpy_dtype, wrap
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES
+from dlarray._rules import CATEGORIES, default_accumulation_dtype
 
 
 def array_arg(x: Any, category: str, func: str) -> Any:
@@ -118,12 +118,7 @@ def accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     complex): a narrowing of kind would silently drop information.
     """
     if dtype is None:
-        default_int = DEFAULT_DTYPES["integral"]
-        if x_dtype in CATEGORIES["signed integer"] and x_dtype.bits < default_int.bits:
-            return default_int
-        if x_dtype in CATEGORIES["unsigned integer"] and x_dtype.bits < default_int.bits:
-            return DTYPES_BY_NAME[f"uint{default_int.bits}"]
-        return x_dtype
+        return default_accumulation_dtype(x_dtype)
     if not isinstance(dtype, DType) or dtype not in CATEGORIES["numeric"]:
         raise TypeError(f"{func}: dtype must be a numeric dlarray dtype or None, got {dtype!r}")
     kinds = ("integer", "real floating", "complex floating")

@@ -17,9 +17,15 @@ import numpy as np
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy
-from dlarray._rules import CATEGORIES, check_dtype, common_device, promote, scalar_dtype
+from dlarray._rules import (
+    CATEGORIES,
+    SCALAR_TYPES,
+    check_dtype,
+    common_device,
+    promote,
+    scalar_dtype,
+)
 
-_SCALARS = (bool, int, float, complex)
 # NumPy's scalar type per standard dtype: the cheapest 0-d operand to build.
 _SCALAR_TYPES = {d: numpy_dtype(d).type for d in CATEGORIES["all"]}
 
@@ -73,7 +79,7 @@ def binary(
         if d2 is not dtype:
             a2 = a2.astype(numpy_dtype(dtype))
         return a1, a2, dtype
-    if isinstance(x1, DLArray) and t2 in _SCALARS:
+    if isinstance(x1, DLArray) and t2 in SCALAR_TYPES:
         dtype = scalar_dtype(x2, x1.dtype, func)
         if dtype not in allowed:
             check_dtype(x1.dtype, category, func)
@@ -81,7 +87,7 @@ def binary(
         if dtype is not x1.dtype:
             a1 = a1.astype(numpy_dtype(dtype))
         return a1, scalar_array(x2, dtype, func), dtype
-    if isinstance(x2, DLArray) and t1 in _SCALARS:
+    if isinstance(x2, DLArray) and t1 in SCALAR_TYPES:
         dtype = scalar_dtype(x1, x2.dtype, func)
         if dtype not in allowed:
             check_dtype(x2.dtype, category, func)
@@ -89,9 +95,9 @@ def binary(
         if dtype is not x2.dtype:
             a2 = a2.astype(numpy_dtype(dtype))
         return scalar_array(x1, dtype, func), a2, dtype
-    if t1 in _SCALARS and t2 in _SCALARS:
+    if t1 in SCALAR_TYPES and t2 in SCALAR_TYPES:
         raise TypeError(f"{func}: at least one argument must be a dlarray array, got two scalars")
-    bad = x2 if isinstance(x1, DLArray) or t1 in _SCALARS else x1
+    bad = x2 if isinstance(x1, DLArray) or t1 in SCALAR_TYPES else x1
     raise TypeError(
         f"{func}: expected dlarray arrays or Python scalars, got {type(bad).__name__}; "
         f"convert it with dlarray.asarray first"

@@ -12,7 +12,13 @@ from dlarray._creation import _check_allocatable, copy_to_host
 from dlarray._device import as_device
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import cast, numpy_dtype
-from dlarray._rules import CATEGORIES, REAL_OF, promote, result_type  # result_type re-exported
+from dlarray._rules import (  # result_type is re-exported
+    CATEGORIES,
+    KINDS,
+    REAL_OF,
+    promote,
+    result_type,
+)
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -138,17 +144,6 @@ def iinfo(type: DType | DLArray, /) -> iinfo_object:
     return iinfo_object(bits=d.bits, max=int(info.max), min=int(info.min), dtype=d)
 
 
-_KINDS = {
-    "bool": CATEGORIES["bool"],
-    "signed integer": CATEGORIES["signed integer"],
-    "unsigned integer": CATEGORIES["unsigned integer"],
-    "integral": CATEGORIES["integer"],
-    "real floating": CATEGORIES["real floating"],
-    "complex floating": CATEGORIES["complex floating"],
-    "numeric": CATEGORIES["numeric"],
-}
-
-
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """Whether ``dtype`` is of ``kind``: a dtype, a kind name ("bool",
     "signed integer", "unsigned integer", "integral", "real floating",
@@ -168,9 +163,9 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
         return dtype is kind
     if isinstance(kind, str):
         try:
-            return dtype in _KINDS[kind]
+            return dtype in KINDS[kind]
         except KeyError:
             raise ValueError(
-                f"isdtype: unknown kind {kind!r}; known kinds: {', '.join(_KINDS)}"
+                f"isdtype: unknown kind {kind!r}; known kinds: {', '.join(KINDS)}"
             ) from None
     raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")

@@ -19,7 +19,7 @@ from dlarray._api._operands import scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._array import DLArray
 from dlarray._engine.numpy_engine import call, to_numpy, wrap
-from dlarray._rules import CATEGORIES, common_device, promote, scalar_dtype
+from dlarray._rules import CATEGORIES, common_device, is_scalar, promote, scalar_dtype
 from dlarray._views import basic_index
 
 _INDEX_DTYPES = CATEGORIES["integer"] | CATEGORIES["bool"]
@@ -91,7 +91,7 @@ def _value(x: DLArray, value: Any) -> Any:
                 f"{x.dtype.name} array without changing its dtype; convert it with astype"
             )
         return to_numpy(value)
-    if type(value) in (bool, int, float, complex):
+    if is_scalar(value):
         if scalar_dtype(value, x.dtype, "__setitem__") is not x.dtype:
             raise TypeError(
                 f"__setitem__: a Python {type(value).__name__} cannot be stored in a "

@@ -6,20 +6,9 @@ from typing import Any
 
 from dlarray._device import CPU, Device, as_device
 from dlarray._dtypes import DType
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, STANDARD_DTYPES
+from dlarray._rules import DEFAULT_DTYPES, KINDS, STANDARD_DTYPES
 
 __all__ = ["__array_namespace_info__"]
-
-# The kind names isdtype() and dtypes(kind=...) understand.
-_KIND_CATEGORY = {
-    "bool": "bool",
-    "signed integer": "signed integer",
-    "unsigned integer": "unsigned integer",
-    "integral": "integer",
-    "real floating": "real floating",
-    "complex floating": "complex floating",
-    "numeric": "numeric",
-}
 
 
 class Info:
@@ -59,11 +48,9 @@ class Info:
 
     @staticmethod
     def _kind(kind: Any) -> frozenset[DType]:
-        if isinstance(kind, str) and kind in _KIND_CATEGORY:
-            return CATEGORIES[_KIND_CATEGORY[kind]]
-        raise ValueError(
-            f"dtypes(kind={kind!r}): known kinds are {', '.join(map(repr, _KIND_CATEGORY))}"
-        )
+        if isinstance(kind, str) and kind in KINDS:
+            return KINDS[kind]
+        raise ValueError(f"dtypes(kind={kind!r}): known kinds are {', '.join(map(repr, KINDS))}")
 
     def _check_device(self, device: Any) -> None:
         if device is not None and as_device(device) not in self.devices():

@@ -32,7 +32,13 @@ from dlarray._api._operands import unary
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.numpy_engine import call, numpy_dtype, to_numpy
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axes, normalize_axis
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    default_accumulation_dtype,
+    normalize_axes,
+    normalize_axis,
+)
 
 __all__ = [
     "cumulative_prod",
@@ -48,8 +54,6 @@ __all__ = [
 
 _NUMERIC = CATEGORIES["numeric"]
 _REAL = CATEGORIES["real-valued"]
-_SIGNED = CATEGORIES["signed integer"]
-_UNSIGNED = CATEGORIES["unsigned integer"]
 _COMPLEX = CATEGORIES["complex floating"]
 _FLOATING = CATEGORIES["floating-point"]
 
@@ -110,26 +114,10 @@ def _work_dtype(dtype: DType) -> Any:
     return _WIDE.get(dtype, numpy_dtype(dtype))
 
 
-def _default_accumulation_dtype(dtype: DType) -> DType:
-    """The standard's result dtype of sum/prod/cumulative_* for ``dtype=None``.
-
-    An integer dtype narrower than the default integer dtype widens to the
-    default integer dtype of its own signedness; everything else is kept.
-    """
-    default = DEFAULT_DTYPES["integral"]
-    if dtype.bits >= default.bits:
-        return dtype
-    if dtype in _SIGNED:
-        return default
-    if dtype in _UNSIGNED:
-        return DTYPES_BY_NAME[f"uint{default.bits}"]
-    return dtype  # a floating dtype
-
-
 def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     """The result dtype of sum/prod/cumulative_* given the ``dtype`` argument."""
     if dtype is None:
-        return _default_accumulation_dtype(x_dtype)
+        return default_accumulation_dtype(x_dtype)
     if not isinstance(dtype, DType):
         raise TypeError(f"{func}: dtype must be a dlarray dtype or None, got {dtype!r}")
     if dtype not in _NUMERIC:
