@@ -161,6 +161,16 @@ def promote(a: DType, b: DType, func: str = "result_type") -> DType:
         ) from None
 
 
+#: Python scalar type -> the array dtypes it joins keeping the array's dtype
+#: (the common case of :func:`scalar_dtype`).
+SCALAR_JOINS: Final[dict[type, frozenset[DType]]] = {
+    bool: CATEGORIES["bool"],
+    int: CATEGORIES["numeric"],
+    float: CATEGORIES["floating-point"],
+    complex: CATEGORIES["complex floating"],
+}
+
+
 def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
     """The dtype a Python scalar takes when combined with an array of ``dtype``.
 
@@ -171,28 +181,21 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
     ``TypeError``.
     """
     kind = type(value)
-    if kind is bool:
-        ok = dtype is _D["bool"]
-    elif kind is int:
-        ok = dtype in CATEGORIES["numeric"]
-    elif kind is float:
-        ok = dtype in CATEGORIES["floating-point"]
-    elif kind is complex:
-        if dtype in _REAL_FLOAT:
-            return COMPLEX_OF[dtype]
-        ok = dtype in _COMPLEX
-    else:
+    joins = SCALAR_JOINS.get(kind)
+    if joins is None:
         raise TypeError(
             f"{func}: expected a dlarray array or a Python bool, int, float or complex, "
             f"got {type(value).__name__}"
         )
-    if not ok:
-        raise TypeError(
-            f"{func}: a Python {kind.__name__} cannot be combined with an array of dtype "
-            f"{dtype.name} under the Array API's scalar rules; use an array of a "
-            f"matching dtype"
-        )
-    return dtype
+    if dtype in joins:
+        return dtype
+    if kind is complex and dtype in _REAL_FLOAT:
+        return COMPLEX_OF[dtype]
+    raise TypeError(
+        f"{func}: a Python {kind.__name__} cannot be combined with an array of dtype "
+        f"{dtype.name} under the Array API's scalar rules; use an array of a "
+        f"matching dtype"
+    )
 
 
 def is_scalar(value: Any) -> bool:

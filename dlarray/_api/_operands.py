@@ -54,6 +54,20 @@ def scalar_array(value: Any, dtype: DType, func: str) -> Any:
         ) from None
 
 
+def _array_and_scalar(
+    x: DLArray, value: Any, allowed: frozenset[DType], category: str, func: str
+) -> tuple[Any, Any, DType]:
+    """Engine operands for an array and a Python scalar (in that order) and
+    their result dtype, by the standard's scalar rules."""
+    dtype = scalar_dtype(value, x.dtype, func)
+    if dtype not in allowed:
+        check_dtype(x.dtype, category, func)
+    a = to_numpy(x)
+    if dtype is not x.dtype:
+        a = a.astype(numpy_dtype(dtype))
+    return a, scalar_array(value, dtype, func), dtype
+
+
 def binary(
     x1: Any, x2: Any, allowed: frozenset[DType], category: str, func: str
 ) -> tuple[Any, Any, DType]:
@@ -80,21 +94,11 @@ def binary(
             a2 = a2.astype(numpy_dtype(dtype))
         return a1, a2, dtype
     if isinstance(x1, DLArray) and t2 in SCALAR_TYPES:
-        dtype = scalar_dtype(x2, x1.dtype, func)
-        if dtype not in allowed:
-            check_dtype(x1.dtype, category, func)
-        a1 = to_numpy(x1)
-        if dtype is not x1.dtype:
-            a1 = a1.astype(numpy_dtype(dtype))
-        return a1, scalar_array(x2, dtype, func), dtype
+        a1, a2, dtype = _array_and_scalar(x1, x2, allowed, category, func)
+        return a1, a2, dtype
     if isinstance(x2, DLArray) and t1 in SCALAR_TYPES:
-        dtype = scalar_dtype(x1, x2.dtype, func)
-        if dtype not in allowed:
-            check_dtype(x2.dtype, category, func)
-        a2 = to_numpy(x2)
-        if dtype is not x2.dtype:
-            a2 = a2.astype(numpy_dtype(dtype))
-        return scalar_array(x1, dtype, func), a2, dtype
+        a2, a1, dtype = _array_and_scalar(x2, x1, allowed, category, func)
+        return a1, a2, dtype
     if t1 in SCALAR_TYPES and t2 in SCALAR_TYPES:
         raise TypeError(f"{func}: at least one argument must be a dlarray array, got two scalars")
     bad = x2 if isinstance(x1, DLArray) or t1 in SCALAR_TYPES else x1

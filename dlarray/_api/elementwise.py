@@ -21,7 +21,7 @@ from dlarray._array import _ELEMENTWISE_KERNELS, DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
 from dlarray._engine.numpy_engine import call, to_numpy, wrap
-from dlarray._rules import CATEGORIES, check_dtype, common_device
+from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
 
@@ -132,15 +132,6 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
     return function
 
 
-_INT_FLOAT = (int, float)
-# The array dtypes a Python int or float joins without changing (the
-# standard's scalar rules; _rules.scalar_dtype is the general statement).
-_TAKES_INT_FLOAT = {
-    int: CATEGORIES["numeric"],
-    float: CATEGORIES["floating-point"],
-}
-
-
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
     kernel = _special.BINARY.get(name, kernel)
@@ -151,14 +142,14 @@ def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any
         result = fast_binary(kernel, allowed, x1, x2)
         if result is not None:
             return result
-        # An array with a Python int or float that takes the array's dtype.
-        if type(x1) is DLArray and type(x2) in _INT_FLOAT:
+        # An array with a Python scalar that keeps the array's dtype.
+        if type(x1) is DLArray and type(x2) in SCALAR_JOINS:
             dtype = x1.dtype
-            if dtype in allowed and dtype in _TAKES_INT_FLOAT[type(x2)]:
+            if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
                 return call(kernel, to_numpy(x1), scalar_array(x2, dtype, name))
-        elif type(x2) is DLArray and type(x1) in _INT_FLOAT:
+        elif type(x2) is DLArray and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
-            if dtype in allowed and dtype in _TAKES_INT_FLOAT[type(x1)]:
+            if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
                 return call(kernel, scalar_array(x1, dtype, name), to_numpy(x2))
         a1, a2, _ = binary(x1, x2, allowed, category, name)
         return call(kernel, a1, a2)
