@@ -10,7 +10,6 @@ also done in C (``subscript.c``); this module is the complete version.
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
@@ -18,12 +17,11 @@ import numpy as np
 from dlarray._api._operands import scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import call, to_numpy, wrap
+from dlarray._engine.numpy_engine import to_numpy, wrap
 from dlarray._rules import CATEGORIES, common_device, is_scalar, promote, scalar_dtype
 from dlarray._views import basic_index
 
 _INDEX_DTYPES = CATEGORIES["integer"] | CATEGORIES["bool"]
-_getitem = operator.getitem
 
 
 def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
@@ -66,14 +64,8 @@ def _basic_key(key: Any) -> Any:
     return key
 
 
-_BOOL = CATEGORIES["bool"]
-
-
 def getitem(x: DLArray, key: Any) -> DLArray:
     """``x[key]``: a view for basic keys, a new array for keys with arrays."""
-    if type(key) is DLArray and key.dtype in _BOOL and key.device is x.device:
-        # The common mask case x[mask], kept short.
-        return call(_getitem, to_numpy(x), to_numpy(key))
     engine_key = _engine_key(x, key)
     if engine_key is None:
         return basic_index(x, _basic_key(key))

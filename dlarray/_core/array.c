@@ -254,18 +254,25 @@ get_owner(DLAArrayObject *self, void *c)
 /* The DType object of this array's dtype-table row.  Looked up here, in C,
  * because every operation reads it: a Python property building a tuple and
  * indexing a dict costs several times more. */
-static PyObject *
-get_dtype(DLAArrayObject *self, void *c)
+PyObject *
+dla_array_dtype_object(const DLAArrayObject *a)
 {
     if (dla_state.dtype_objects == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its dtypes");
         return NULL;
     }
-    const DLADTypeEntry *e = dla_dtype_find(self->dtype);
+    const DLADTypeEntry *e = dla_dtype_find(a->dtype);
     if (e == NULL) {
         return NULL;
     }
-    return Py_NewRef(PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table));
+    return PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table);
+}
+
+static PyObject *
+get_dtype(DLAArrayObject *self, void *c)
+{
+    PyObject *dtype = dla_array_dtype_object(self);
+    return dtype == NULL ? NULL : Py_NewRef(dtype);
 }
 
 static PyObject *

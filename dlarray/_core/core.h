@@ -108,6 +108,9 @@ DLAArrayObject *dla_array_new(PyObject *owner, void *data, uint64_t byte_offset,
                               const int64_t *shape, const int64_t *strides,
                               uint32_t flags);
 bool dla_array_is_c_contiguous(const DLAArrayObject *a);
+/* The registered DType object of a's dtype (borrowed), or NULL with an
+ * error set. */
+PyObject *dla_array_dtype_object(const DLAArrayObject *a);
 int64_t dla_array_size(const DLAArrayObject *a);
 
 /* Byte count of a C-contiguous block of `count` elements, or -1 with

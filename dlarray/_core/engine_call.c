@@ -191,17 +191,6 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * (promotion, Python scalars, errors, making views).  The rules stay in
  * Python; this only recognises the case where they have nothing to do. */
 
-static PyObject *
-dtype_object(const DLAArrayObject *a)
-{
-    const DLADTypeEntry *e = dla_dtype_find(a->dtype);
-    if (e == NULL || dla_state.dtype_objects == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table); /* borrowed */
-}
-
 static bool
 same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
 {
@@ -226,9 +215,9 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
         }
         views[i] = a->engine_view;
     }
-    PyObject *dtype = dtype_object((DLAArrayObject *)xs[0]);
+    PyObject *dtype = dla_array_dtype_object((DLAArrayObject *)xs[0]);
     if (dtype == NULL) {
-        Py_RETURN_NONE;
+        return NULL; /* cannot happen for an array the core made */
     }
     int ok = PySet_Contains(allowed, dtype);
     if (ok <= 0) {
