@@ -41,14 +41,12 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import json
 import platform
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -56,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy
+from _harness import parse_args, time_batch
 
 import dlarray
 
@@ -90,16 +89,9 @@ class Row:
     baseline: Case
 
 
-def _time_batch(call: Callable[[], Any], n: int) -> int:
-    start = time.perf_counter_ns()
-    for _ in range(n):
-        call()
-    return time.perf_counter_ns() - start
-
-
 def calibrate(case: Case, target_s: float) -> None:
     """Double ``case.batch`` until one batch takes at least ``target_s``."""
-    while _time_batch(case.call, case.batch) < target_s * 1e9 and case.batch < 1 << 24:
+    while time_batch(case.call, case.batch) < target_s * 1e9 and case.batch < 1 << 24:
         case.batch *= 2
 
 
@@ -110,7 +102,7 @@ def measure(cases: list[Case], rounds: int) -> None:
     try:
         for r in range(rounds):
             for case in cases:
-                case.per_call_ns.append(_time_batch(case.call, case.batch) / case.batch)
+                case.per_call_ns.append(time_batch(case.call, case.batch) / case.batch)
             if (r + 1) % max(1, rounds // 5) == 0 or r + 1 == rounds:
                 _progress(f"round {r + 1}/{rounds}")
     finally:
@@ -279,17 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status, 0.
     """
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="fewer, shorter rounds (for CI; a few seconds)"
-    )
-    parser.add_argument(
-        "--output",
-        type=Path,
-        default=DEFAULT_OUTPUT,
-        help=f"where to write the JSON results (default {DEFAULT_OUTPUT})",
-    )
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__, DEFAULT_OUTPUT, argv)
     rows = run(args.quick)
     print(format_table(rows))
     args.output.parent.mkdir(parents=True, exist_ok=True)

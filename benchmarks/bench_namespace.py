@@ -69,7 +69,6 @@ the versions, the method and every row's medians and ratios.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import json
@@ -87,6 +86,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from _harness import parse_args, time_batch
 
 import dlarray
 
@@ -327,23 +327,16 @@ def prepare(spec: Spec, libs: list[Library]) -> Row:
     return Row(spec, timings)
 
 
-def _time_batch(call: Callable[[], Any], n: int) -> int:
-    start = time.perf_counter_ns()
-    for _ in range(n):
-        call()
-    return time.perf_counter_ns() - start
-
-
 def calibrate(timing: Timing, target_s: float) -> None:
     """Set ``timing.batch`` so that one batch takes about ``target_s``."""
     assert timing.call is not None
     target_ns = target_s * 1e9
     timing.call()  # warm up: the first call may find its operands out of cache
-    n, elapsed = 1, _time_batch(timing.call, 1)
+    n, elapsed = 1, time_batch(timing.call, 1)
     # Double until a batch is long enough to time well, then scale to the target.
     while elapsed < target_ns / 8 and n < 1 << 24:
         n *= 2
-        elapsed = _time_batch(timing.call, n)
+        elapsed = time_batch(timing.call, n)
     timing.batch = max(1, round(n * target_ns / max(elapsed, 1)))
 
 
@@ -373,7 +366,7 @@ def measure(rows: list[Row], lib_names: list[str], method: Method, group: str) -
                         continue
                     if method.warm:
                         timing.call()
-                    elapsed = _time_batch(timing.call, timing.batch)
+                    elapsed = time_batch(timing.call, timing.batch)
                     timing.per_call_ns.append(elapsed / timing.batch)
             if (r + 1) % max(1, rounds // 5) == 0 or r + 1 == rounds:
                 _progress(f"{group}: round {r + 1}/{rounds}")
@@ -567,17 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status, 0 (a missed target is a result, not a failure).
     """
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="few, short rounds (for CI; a few seconds)"
-    )
-    parser.add_argument(
-        "--output",
-        type=Path,
-        default=DEFAULT_OUTPUT,
-        help=f"where to write the JSON results (default {DEFAULT_OUTPUT})",
-    )
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__, DEFAULT_OUTPUT, argv)
     start = time.perf_counter()
     libs, rows = run(args.quick)
     print(format_table(rows, [lib.name for lib in libs]))
