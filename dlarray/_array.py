@@ -267,23 +267,20 @@ class DLArray(_core.ArrayBase):
         """A copy of this array on ``dl_device``, for ``__dlpack__(copy=True)``
         or an export to another device.  Raises ``BufferError`` when dlarray
         cannot reach that device."""
-        from dlarray._creation import copy_to_host
+        from dlarray._transfer import copy_to_device
 
-        if dl_device != CPU.dlpack:
-            raise BufferError(
-                f"__dlpack__(dl_device={dl_device}): dlarray can copy this array "
-                f"(on {self.device}) only to the CPU, (1, 0); ask for dl_device=(1, 0) "
-                f"or for the array's own device {self._dl_device}"
-            )
-        return copy_to_host(self)  # which says so if it cannot read the source
+        try:
+            target = Device.from_dlpack(dl_device)
+        except ValueError as exc:  # a negative id, say
+            raise BufferError(f"__dlpack__(dl_device={dl_device}): {exc}") from None
+        return copy_to_device(self, target)
 
     def _dlpack_check_stream(self, stream: object) -> None:
-        """Validate ``stream`` for arrays on devices with streams."""
-        raise BufferError(
-            f"__dlpack__(stream={stream!r}): this array lives on {self.device}, and "
-            f"dlarray cannot order work on that device's streams in this installation; "
-            f"pass stream=None"
-        )
+        """Validate ``stream`` and order dlarray's work before it, for arrays
+        on devices with streams (see :mod:`dlarray._cuda.streams`)."""
+        from dlarray._cuda.streams import order_for_consumer
+
+        order_for_consumer(stream, self.device)
 
 
 _core.register_array_type(DLArray)

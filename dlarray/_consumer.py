@@ -11,12 +11,16 @@ The protocol, as DLPack's Python specification writes it:
    (renaming the capsule ``used_...``), and returns an array whose death calls
    the producer's deleter.
 
-Producers are asked for ``stream=None``: dlarray computes on the host, where
-that is the only meaningful stream.
+Streams: a producer whose ``__dlpack_device__`` is a CUDA memory kind is
+passed dlarray's work stream (see :mod:`dlarray._cuda.streams`); host
+producers are passed no stream, which means ``None``.  When ``device=``
+asks for memory the producer cannot place there (NumPy cannot export to a
+GPU), dlarray takes the data where it is and copies it itself, unless
+``copy=False``.
 
 ``dlarray.from_dlpack`` is the C function ``_core.from_dlpack``: it runs step 1
-and 2 for the common call (no ``device``, no ``copy``) without Python-level
-overhead, and hands every other call to :func:`from_dlpack` below, which is
+and 2 for the common call (no ``device``, no ``copy``, a host producer)
+without Python-level overhead, and hands every other call to :func:`from_dlpack` below, which is
 the complete and readable implementation.
 """
 
@@ -26,7 +30,9 @@ from typing import Any
 
 from dlarray import _core
 from dlarray._array import DLArray
-from dlarray._device import as_device
+from dlarray._cuda.streams import CUDA_DEVICE_TYPES, consumer_stream
+from dlarray._device import CUDA_KINDS, Device, DLDeviceType, as_device
+from dlarray._transfer import copy_array, copy_to_device
 
 MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 
@@ -71,51 +77,95 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
     >>> x._data + x._byte_offset == a.ctypes.data  # the same memory
     True
     """
-    if device is None and copy is None:
-        try:
-            dunder = x.__dlpack__
-        except AttributeError:
-            raise _no_dlpack(x) from None
-        try:
-            capsule = dunder(max_version=MAX_VERSION)
-        except TypeError:
-            # A producer that predates DLPack 1.0 and its keywords.
-            capsule = dunder()
-        return _core.consume(capsule)
-
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"from_dlpack(copy={copy!r}): copy must be None, True or False")
-    if not hasattr(x, "__dlpack__"):
-        raise _no_dlpack(x)
+    try:
+        dunder = x.__dlpack__
+    except AttributeError:
+        raise _no_dlpack(x) from None
+    target = None if device is None else as_device(device)
+    source = _source_device(x)
     kwargs: dict[str, Any] = {"max_version": MAX_VERSION}
     if copy is not None:
         kwargs["copy"] = copy
-    target = None
-    if device is not None:
-        target = as_device(device)
-        if tuple(x.__dlpack_device__()) != target.dlpack:
-            kwargs["dl_device"] = target.dlpack
+    if target is not None and source is not None and source != target.dlpack:
+        kwargs["dl_device"] = target.dlpack
+    stream = _stream_for(source, target)
+    if stream is not None:
+        kwargs["stream"] = stream
+
     try:
-        capsule = x.__dlpack__(**kwargs)
+        capsule = dunder(**kwargs)
     except TypeError as exc:
-        asked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if k != "max_version")
-        raise TypeError(
-            f"{type(x).__name__}.__dlpack__ rejected the keywords of DLPack 1.0 ({asked}): "
-            f"{exc}. It may predate them; call dlarray.from_dlpack(x) without device/copy "
-            f"and copy with dlarray.asarray(..., copy=True)"
-        ) from exc
+        if copy is not None or device is not None:
+            raise _rejected_keywords(x, kwargs, exc) from exc
+        # A producer that predates DLPack 1.0 and its keywords: ask again
+        # for a legacy capsule, as the spec recommends.
+        capsule = dunder() if stream is None else dunder(stream=stream)
+    except BufferError:
+        # The producer cannot place its data on our device (NumPy cannot
+        # export to CUDA, say): take it where it is and copy it ourselves.
+        if "dl_device" not in kwargs or copy is False:
+            raise
+        stream = _stream_for(source, None)
+        capsule = dunder(max_version=MAX_VERSION, **({} if stream is None else {"stream": stream}))
     array = _core.consume(capsule)
     if target is not None and array.device != target:
-        raise BufferError(
-            f"from_dlpack(device={target!r}): the producer returned memory on "
-            f"{array.device} instead"
-        )
+        if copy is False:
+            raise BufferError(
+                f"from_dlpack(device={target!r}, copy=False): the producer returned memory "
+                f"on {array.device}, and moving it needs a copy; pass copy=None"
+            )
+        return copy_to_device(array, target)
     if copy is True and not _producer_copied(array):
         # A producer that ignored copy=True would leave the result aliased.
-        from dlarray._creation import copy_to_host
-
-        array = copy_to_host(array)
+        return copy_array(array)
     return array
+
+
+def _source_device(x: Any) -> tuple[int, int] | None:
+    """The producer's ``(device_type, device_id)``, or None when it has no
+    working ``__dlpack_device__`` (then its capsule says)."""
+    try:
+        device_type, device_id = x.__dlpack_device__()
+        return int(device_type), int(device_id)
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _stream_for(source: tuple[int, int] | None, target: Device | None) -> int | None:
+    """The ``stream`` to pass: dlarray's work stream when the data stays in
+    CUDA memory; None (the only value allowed) when it comes to the host."""
+    if source is None or source[0] not in CUDA_DEVICE_TYPES:
+        return None
+    if target is not None and target.kind not in CUDA_KINDS:
+        return None
+    device_type, device_id = source
+    if device_type != int(DLDeviceType.kDLCUDA):
+        return consumer_stream(None)
+    _check_gpu_exists(device_id)
+    return consumer_stream(device_id)
+
+
+def _check_gpu_exists(device_id: int) -> None:
+    from dlarray._cuda.runtime import available, runtime
+
+    if available():
+        count = runtime().device_count()
+        if not 0 <= device_id < count:
+            raise BufferError(
+                f"from_dlpack: the producer's memory is on GPU {device_id}, and this "
+                f"process sees {count} GPU(s); check CUDA_VISIBLE_DEVICES"
+            )
+
+
+def _rejected_keywords(x: Any, kwargs: dict[str, Any], exc: TypeError) -> TypeError:
+    asked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if k != "max_version")
+    return TypeError(
+        f"{type(x).__name__}.__dlpack__ rejected the keywords of DLPack 1.0 ({asked}): "
+        f"{exc}. It may predate them; call dlarray.from_dlpack(x) without device/copy "
+        f"and copy with dlarray.asarray(..., copy=True)"
+    )
 
 
 def _producer_copied(array: DLArray) -> bool:

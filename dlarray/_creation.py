@@ -9,11 +9,10 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from dlarray import _core
 from dlarray._array import DLArray
-from dlarray._device import CPU, Device, DLDeviceType, as_device
-from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
-from dlarray._storage import HostStorage
+from dlarray._device import CPU, CUDA_KINDS, Device, as_device
+from dlarray._dtypes import DTYPES_BY_NAME, as_dtype
+from dlarray._transfer import copy_array, copy_to_device, new_array
 
 DEFAULT_FLOAT = DTYPES_BY_NAME["float64"]
 
@@ -33,24 +32,20 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
 
 
 def _check_allocatable(device: Device | None) -> None:
-    if device is not None and device != CPU:
-        raise ValueError(
-            f"dlarray cannot allocate memory on {device} in this installation; "
-            f"it allocates host memory (device='cpu') only"
-        )
+    """Raise unless dlarray can allocate on ``device`` in this process:
+    ``ValueError`` for a kind it never allocates, and
+    :class:`~dlarray.CUDAUnavailableError` (a ``ValueError`` and a
+    ``BufferError``) naming what is missing for the CUDA kinds."""
+    if device is None or device == CPU:
+        return
+    if device.kind in CUDA_KINDS:
+        from dlarray._cuda.runtime import runtime
 
-
-def _host_array(shape: tuple[int, ...], dtype: DType, *, zero: bool, padded: bool) -> DLArray:
-    count = 1
-    for d in shape:
-        count *= d
-    padded = padded and dtype.is_subbyte
-    bits = 8 if padded else dtype.bits
-    nbytes = (count * bits + 7) // 8
-    storage = HostStorage(nbytes, zero=zero)
-    flags = _core.ARRAY_PADDED if padded else 0
-    return _core.new_array(
-        storage, storage.pointer, 0, shape, None, dtype.dlpack, CPU.dlpack, flags
+        runtime()
+        return
+    raise ValueError(
+        f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') and "
+        f"CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
     )
 
 
@@ -73,10 +68,10 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     >>> dlarray.empty((2, 3), dtype=dlarray.int8).shape
     (2, 3)
     """
-    _check_allocatable(None if device is None else as_device(device))
-    return _host_array(
+    return new_array(
         _as_shape(shape),
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+        CPU if device is None else as_device(device),
         zero=False,
         padded=padded,
     )
@@ -91,10 +86,10 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     >>> np.from_dlpack(dlarray.zeros(3)).tolist()
     [0.0, 0.0, 0.0]
     """
-    _check_allocatable(None if device is None else as_device(device))
-    return _host_array(
+    return new_array(
         _as_shape(shape),
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
+        CPU if device is None else as_device(device),
         zero=True,
         padded=padded,
     )
@@ -102,11 +97,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
 
 def copy_to_host(x: DLArray) -> DLArray:
     """A new, writable, C-contiguous host array with the elements of ``x``."""
-    if x._dl_device[0] != int(DLDeviceType.kDLCPU):
-        raise BufferError(f"dlarray cannot copy memory from {x.device} in this installation")
-    out = _host_array(x.shape, x.dtype, zero=False, padded=x._padded)
-    out._copy_from(x)
-    return out
+    return copy_to_device(x, CPU)
 
 
 def asarray(
@@ -180,7 +171,7 @@ def asarray(
                 f"asarray(device={target!r}, copy=False): the data is on {x.device} and "
                 f"moving it needs a copy; pass copy=None"
             )
-        return copy_to_host(x)
+        return copy_to_device(x, target)
     if copy is True and not copied:
-        return copy_to_host(x)
+        return copy_array(x)
     return x

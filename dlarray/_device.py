@@ -128,6 +128,9 @@ class Device:
 
 CPU: Final = Device("cpu", 0)
 
+#: The memory kinds dlarray allocates through the CUDA runtime.
+CUDA_KINDS: Final = frozenset({"cuda", "cuda_managed", "cuda_host"})
+
 
 def as_device(device: object) -> Device:
     """Accept a :class:`Device`, a kind name, or a DLPack pair."""

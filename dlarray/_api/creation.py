@@ -15,11 +15,13 @@ import numpy as np
 
 from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
-from dlarray._creation import _check_allocatable, asarray, copy_to_host, empty, zeros
-from dlarray._device import Device, as_device
+from dlarray._creation import _check_allocatable, asarray, empty, zeros
+from dlarray._cuda.streams import order_for_consumer, parse_stream
+from dlarray._device import CUDA_KINDS, Device, as_device
 from dlarray._dtypes import DType, as_dtype
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
+from dlarray._transfer import copy_to_device
 
 __all__ = [
     "arange",
@@ -71,11 +73,23 @@ def _default_for(value: Any, func: str) -> DType:
     raise TypeError(f"{func}: expected a Python bool, int, float or complex, got {kind.__name__}")
 
 
+def _fill_view(out: DLArray) -> Any:
+    """A writable engine view for filling a new array in place.  Managed and
+    pinned memory are host memory that the engines do not compute on (see
+    docs/cuda.md), but filling writes no new array, so NumPy may view them."""
+    if out.device.kind in _HOST_FILLED:
+        return np.from_dlpack(out)
+    return to_numpy(out)
+
+
+_HOST_FILLED = frozenset({"cuda_managed", "cuda_host"})
+
+
 def _filled(shape: Any, value: Any, dtype: DType, device: Any) -> DLArray:
     out = empty(shape, dtype=dtype, device=device)
     if out.size:
         with np.errstate(all="ignore"):  # a float fill into float32 may overflow to inf
-            to_numpy(out)[...] = value
+            _fill_view(out)[...] = value
     return out
 
 
@@ -229,7 +243,7 @@ def arange(
             if ints
             else start + np.arange(length, dtype=np.float64) * step
         )
-        to_numpy(out)[...] = values
+        _fill_view(out)[...] = values
     return out
 
 
@@ -256,7 +270,7 @@ def eye(
     first, stop = max(0, -k), min(n_rows, cols - k)
     if stop > first:
         rows = np.arange(first, stop)
-        to_numpy(out)[rows, rows + k] = 1
+        _fill_view(out)[rows, rows + k] = 1
     return out
 
 
@@ -288,9 +302,9 @@ def linspace(
     out = empty((num,), dtype=d, device=device)
     if num:
         with np.errstate(all="ignore"):
-            to_numpy(out)[...] = np.linspace(start, stop, num, endpoint=endpoint)
+            _fill_view(out)[...] = np.linspace(start, stop, num, endpoint=endpoint)
         if endpoint and num > 1:
-            to_numpy(out)[-1] = stop  # exactly stop, as the standard requires
+            _fill_view(out)[-1] = stop  # exactly stop, as the standard requires
     return out
 
 
@@ -353,11 +367,21 @@ def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
 
 
 def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
-    """``x`` on ``device``: ``x`` itself when already there, else a copy."""
+    """``x`` on ``device``: ``x`` itself when already there, else a copy.
+
+    ``stream`` (CUDA targets only, DLPack's encoding: 1 legacy default, 2
+    per-thread default, a ``cudaStream_t``, or -1) is the stream that will
+    use the result: the copy is ordered before it.
+    """
     target = as_device(device)
-    if stream is not None and target.kind == "cpu":
-        raise ValueError(f"to_device(stream={stream!r}): the CPU has no streams; pass stream=None")
+    if stream is not None and target.kind not in CUDA_KINDS:
+        raise ValueError(f"to_device(stream={stream!r}): {target} has no streams; pass stream=None")
+    if stream is not None:
+        parse_stream(stream, "to_device")
     if target == x.device:
         return x
     _check_allocatable(target)
-    return copy_to_host(x)
+    out = copy_to_device(x, target)
+    if stream is not None:
+        order_for_consumer(stream, target, "to_device")
+    return out

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
-from dlarray._creation import _check_allocatable, copy_to_host
+from dlarray._creation import _check_allocatable
 from dlarray._device import as_device
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import cast, numpy_dtype
@@ -19,6 +19,7 @@ from dlarray._rules import (  # result_type is re-exported
     promote,
     result_type,
 )
+from dlarray._transfer import copy_array, copy_to_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -46,14 +47,15 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
             f"astype: casting {x.dtype.name} to {dtype.name} would drop the imaginary part; "
             f"take dlarray.real(x) or dlarray.abs(x) first"
         )
-    if device is not None:
-        target = as_device(device)
-        if target != x.device:
-            _check_allocatable(target)
-    if dtype is x.dtype:
-        return copy_to_host(x) if copy else x
-    with np.errstate(all="ignore"):  # float -> int of NaN/inf is unspecified, not an error
-        return cast(x, dtype)
+    target = x.device if device is None else as_device(device)
+    if target != x.device:
+        _check_allocatable(target)
+    if dtype is not x.dtype:
+        with np.errstate(all="ignore"):  # float -> int of NaN/inf is unspecified, not an error
+            x = cast(x, dtype)
+    elif copy and target == x.device:
+        return copy_array(x)
+    return x if target == x.device else copy_to_device(x, target)
 
 
 def _dtype_of(value: Any, func: str) -> DType:

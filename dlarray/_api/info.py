@@ -28,8 +28,15 @@ class Info:
         return CPU
 
     def devices(self) -> tuple[Device, ...]:
-        """Every device dlarray can allocate on (a tuple, as of 2025.12)."""
-        return (CPU,)
+        """Every device dlarray can allocate on in this process (a tuple, as
+        of 2025.12): the CPU, then, where a CUDA runtime and GPU exist, each
+        GPU and the managed and pinned memory kinds."""
+        from dlarray._cuda.runtime import available, runtime
+
+        if not available():
+            return (CPU,)
+        gpus = tuple(Device("cuda", i) for i in range(runtime().device_count()))
+        return (CPU, *gpus, Device("cuda_managed", 0), Device("cuda_host", 0))
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
         """The default dtype per kind: float64, complex128, int64, int64."""
@@ -53,7 +60,9 @@ class Info:
         raise ValueError(f"dtypes(kind={kind!r}): known kinds are {', '.join(map(repr, KINDS))}")
 
     def _check_device(self, device: Any) -> None:
-        if device is not None and as_device(device) not in self.devices():
+        if device is None or as_device(device) == CPU:
+            return
+        if as_device(device) not in self.devices():
             raise ValueError(f"device {device!r} is not one of {self.devices()}")
 
 

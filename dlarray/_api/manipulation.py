@@ -24,10 +24,10 @@ import numpy as np
 
 from dlarray import _core
 from dlarray._array import DLArray
-from dlarray._creation import copy_to_host
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
+from dlarray._transfer import copy_array
 from dlarray._views import _make_view, _resolve_shape
 from dlarray._views import permute_dims as _permute_view
 
@@ -311,7 +311,7 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
         raise TypeError(f"reshape: copy must be None, True or False, got {copy!r}")
     new_shape = _resolve_shape(_int_tuple(shape, "shape", "reshape"), x.size)
     if copy is True:
-        return _make_view(copy_to_host(x), new_shape, _c_strides(new_shape), 0)
+        return _make_view(copy_array(x), new_shape, _c_strides(new_shape), 0)
     strides = _view_strides(x.shape, x._strides, new_shape)
     if strides is not None:
         return _make_view(x, new_shape, strides, 0)
@@ -320,7 +320,7 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
             f"reshape(copy=False): an array of shape {x.shape} and strides {x._strides} "
             f"cannot be viewed as shape {new_shape}; pass copy=None to allow a copy"
         )
-    return _make_view(copy_to_host(x), new_shape, _c_strides(new_shape), 0)
+    return _make_view(copy_array(x), new_shape, _c_strides(new_shape), 0)
 
 
 def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:

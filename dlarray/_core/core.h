@@ -130,6 +130,7 @@ PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t na
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
 /* Borrowed engine view of an array, or NULL without an error. */
 PyObject *dla_engine_view(PyObject *array);
+bool dla_engine_is_host_type(PyTypeObject *type);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
@@ -152,6 +153,7 @@ typedef struct {
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
+    PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */

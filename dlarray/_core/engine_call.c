@@ -151,6 +151,14 @@ dla_engine_adopt(PyObject *module, PyObject *result)
     return array;
 }
 
+/* Whether `type` is the host engine's array type (numpy.ndarray), whose
+ * memory is always on the host. */
+bool
+dla_engine_is_host_type(PyTypeObject *type)
+{
+    return engine_array_type != NULL && type == engine_array_type;
+}
+
 /* The engine view of `a`, or NULL (no error set) when it has none yet or
  * no engine is registered. */
 PyObject *

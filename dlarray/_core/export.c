@@ -323,9 +323,6 @@ dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
     if (dl_device != Py_None && parse_device_pair(dl_device, &target) < 0) {
         return NULL;
     }
-    if (check_stream(self, stream) < 0) {
-        return NULL;
-    }
 
     bool other_device = target.device_type != self->device.device_type ||
                         target.device_id != self->device.device_id;
@@ -363,6 +360,13 @@ dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
         flags |= DLPACK_FLAG_BITMASK_IS_COPIED;
     }
 
+    /* Streams are checked on the array actually exported: after a copy,
+     * so that the consumer's stream is ordered after the copy too, and a
+     * copy to the host is checked by the host's rule (stream=None). */
+    if (check_stream(source, stream) < 0) {
+        Py_XDECREF(copied);
+        return NULL;
+    }
     PyObject *capsule = NULL;
     if (source->flags & DLA_FLAG_READONLY) {
         flags |= DLPACK_FLAG_BITMASK_READ_ONLY;

@@ -265,12 +265,15 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
     owner->versioned = versioned;
     owner->version = version;
     owner->flags = dl_flags;
-    /* DLPack: "for vanilla CPU memory ... [device_id] is set to 0".  Host
-     * memory is one device; a producer that numbers it otherwise still
-     * hands over host memory, so it arrives on Device('cpu', 0), as NumPy
-     * and PyTorch treat it (the owner keeps the producer's pair). */
+    /* DLPack: "for vanilla CPU memory, pinned memory, or managed memory,
+     * [device_id] is set to 0".  Each of those is one memory for the whole
+     * machine; a producer that numbers it otherwise (with its current GPU,
+     * say) still hands over that memory, so it arrives as device 0, as
+     * NumPy and PyTorch treat host memory (the owner keeps the producer's
+     * pair). */
     DLDevice device = t->device;
-    if (device.device_type == kDLCPU) {
+    if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost ||
+        device.device_type == kDLCUDAManaged) {
         device.device_id = 0;
     }
     /* Legacy producers predate NULL-strides being forbidden (DLPack 1.2);
@@ -305,6 +308,37 @@ dla_set_general_from_dlpack(PyObject *module, PyObject *func)
     Py_RETURN_NONE;
 }
 
+/* 1 if `x` is known to be host memory: a DLArray on the CPU, an object of
+ * the host engine's array type (numpy.ndarray), or a producer whose
+ * __dlpack_device__ says kDLCPU; 0 if not or unknown (the Python path then
+ * sorts it out, wording the errors); -1 with an exception set. */
+static int
+producer_on_host(PyObject *x)
+{
+    PyTypeObject *type = Py_TYPE(x);
+    if (type == dla_array_type) {
+        return ((DLAArrayObject *)x)->device.device_type == kDLCPU;
+    }
+    if (dla_engine_is_host_type(type)) {
+        return 1;
+    }
+    PyObject *device = PyObject_CallMethodNoArgs(x, dla_state.str_dunder_dlpack_device);
+    if (device == NULL) {
+        PyErr_Clear(); /* no __dlpack_device__, or it failed: Python decides */
+        return 0;
+    }
+    int on_host = 0;
+    if (PyTuple_Check(device) && PyTuple_GET_SIZE(device) == 2) {
+        long device_type = PyLong_AsLong(PyTuple_GET_ITEM(device, 0));
+        if (device_type == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+        }
+        on_host = device_type == kDLCPU;
+    }
+    Py_DECREF(device);
+    return on_host;
+}
+
 PyObject *
 dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                 PyObject *kwnames)
@@ -312,6 +346,16 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     if (nargs != 1 || kwnames != NULL || general_from_dlpack == NULL) {
         return PyObject_Vectorcall(general_from_dlpack ? general_from_dlpack : Py_None,
                                    args, (size_t)nargs, kwnames);
+    }
+    /* Streams: a producer on a device with streams must be told which one
+     * dlarray will use, and that choice is made in Python.  Only producers
+     * known to be on the host go on here, where stream=None is right. */
+    int on_host = producer_on_host(args[0]);
+    if (on_host <= 0) {
+        if (on_host < 0) {
+            return NULL;
+        }
+        return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
     }
     /* x.__dlpack__(max_version=(1, 3)), without creating a bound method. */
     PyObject *call_args[2] = {args[0], dla_state.max_version};

@@ -18,9 +18,12 @@ from dlarray import _core
 from dlarray._array import DLArray, retag
 from dlarray._device import DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine import cupy_engine
 
-# Memory NumPy can read directly.
+# Memory NumPy computes on (managed and pinned memory are exchanged and
+# copied, but not computed on: see docs/cuda.md), and CuPy's.
 _HOST_DEVICE_TYPES = frozenset({int(DLDeviceType.kDLCPU)})
+_CUDA = int(DLDeviceType.kDLCUDA)
 _NUMPY_NATIVE = frozenset(
     name for name, d in DTYPES_BY_NAME.items() if d.kind != "extended floating"
 )
@@ -75,10 +78,15 @@ def to_numpy(x: DLArray) -> Any:
 
 
 def _make_view(x: DLArray) -> Any:
-    if x._dl_device[0] not in _HOST_DEVICE_TYPES:
+    device_type = x._dl_device[0]
+    if device_type not in _HOST_DEVICE_TYPES:
+        if device_type == _CUDA:
+            return cupy_engine.to_cupy(x)
         raise BufferError(
-            f"NumPy can compute only on host memory, and this array lives on {x.device}; "
-            f"copy it first with x.to_device('cpu') or dlarray.asarray(x, device='cpu')"
+            f"dlarray computes on host memory (with NumPy) and on CUDA device memory (with "
+            f"CuPy), and this array lives on {x.device}; view it zero-copy with "
+            f"numpy.from_dlpack(x) (managed and pinned memory), or copy it with "
+            f"x.to_device('cpu') or x.to_device('cuda')"
         )
     dtype = x.dtype
     if dtype.name in _NUMPY_NATIVE:
@@ -120,6 +128,8 @@ def wrap(a: Any) -> DLArray:
     to the DLArray, so this makes no cycle.
     """
     if type(a) is not _ndarray:
+        if cupy_engine.is_cupy_array(a):
+            return cupy_engine.wrap(a)
         a = np.asarray(a)
     if a.dtype.char in _NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
         x = _fast_from_dlpack(a)
@@ -171,8 +181,12 @@ def from_python(obj: Any, dtype: DType | None) -> DLArray:
 
 
 def cast(x: DLArray, dtype: DType) -> DLArray:
-    """A new host array with ``x``'s values converted to ``dtype``."""
+    """A new array with ``x``'s values converted to ``dtype``, on ``x``'s
+    device (CuPy converts GPU arrays)."""
     from dlarray._creation import empty
+
+    if x._dl_device[0] == _CUDA:
+        return wrap(to_numpy(x).astype(numpy_dtype(dtype)))
 
     out = empty(x.shape, dtype=dtype, padded=dtype.is_subbyte)
     if out.size:

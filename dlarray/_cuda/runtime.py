@@ -1,0 +1,228 @@
+"""The CUDA runtime, loaded on first use, and the one error for its absence.
+
+dlarray never links against CUDA: the C core knows nothing of it, and this
+module reaches the runtime through NVIDIA's ``cuda-bindings`` package (the
+``dlarray[cuda]`` extra) only when an array on CUDA memory is allocated,
+copied or ordered on a stream.  Three things can be missing, and
+:func:`runtime` says which: the package, the driver, or a GPU.
+
+Everything CUDA-specific that dlarray does goes through the small
+:class:`CudaRuntime` surface below (allocate, free, copy, events, streams).
+Tests on machines without a GPU install a stand-in with the same methods
+through :func:`use_runtime`; nothing else in the package can tell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+
+class CUDAUnavailableError(BufferError, ValueError):
+    """CUDA memory was asked for, and this process cannot reach a GPU.
+
+    It is a ``BufferError`` because DLPack consumers fall back to a host
+    copy on ``BufferError`` (and only on it), and a ``ValueError`` because
+    the Array API reports an unsupported ``device=`` argument that way.
+    """
+
+
+class CudaRuntime(Protocol):
+    """The CUDA runtime calls dlarray makes.  Streams and events are ints:
+    DLPack's own encoding (1 = legacy default stream, 2 = per-thread
+    default, anything larger a ``cudaStream_t``), which is also CUDA's."""
+
+    def device_count(self) -> int: ...
+    def current_device(self) -> int: ...
+    def set_device(self, index: int) -> None: ...
+    def malloc(self, nbytes: int) -> int: ...
+    def malloc_managed(self, nbytes: int) -> int: ...
+    def malloc_host(self, nbytes: int) -> int: ...
+    def free(self, pointer: int) -> None: ...
+    def free_host(self, pointer: int) -> None: ...
+    def memcpy_async(self, dst: int, src: int, nbytes: int, stream: int) -> None: ...
+    def memset_async(self, pointer: int, value: int, nbytes: int, stream: int) -> None: ...
+    def stream_synchronize(self, stream: int) -> None: ...
+    def event_create(self) -> int: ...
+    def event_record(self, event: int, stream: int) -> None: ...
+    def stream_wait_event(self, stream: int, event: int) -> None: ...
+    def event_destroy(self, event: int) -> None: ...
+
+
+class BindingsRuntime:
+    """:class:`CudaRuntime` over ``cuda.bindings.runtime``.  Every call checks
+    its ``cudaError_t`` and raises ``RuntimeError`` naming the call."""
+
+    def __init__(self, module: Any) -> None:
+        self._rt = module
+        self._default = module.cudaMemcpyKind.cudaMemcpyDefault
+        self._disable_timing = int(module.cudaEventDisableTiming)
+
+    def _check(self, call: str, result: Any) -> Any:
+        err, *values = result if isinstance(result, tuple) else (result,)
+        if int(err) != 0:
+            name = self._rt.cudaGetErrorName(err)[1].decode()
+            text = self._rt.cudaGetErrorString(err)[1].decode()
+            raise RuntimeError(f"CUDA runtime call {call} failed: {name}: {text}")
+        return values[0] if len(values) == 1 else None
+
+    def device_count(self) -> int:
+        return int(self._check("cudaGetDeviceCount", self._rt.cudaGetDeviceCount()))
+
+    def current_device(self) -> int:
+        return int(self._check("cudaGetDevice", self._rt.cudaGetDevice()))
+
+    def set_device(self, index: int) -> None:
+        self._check("cudaSetDevice", self._rt.cudaSetDevice(index))
+
+    def malloc(self, nbytes: int) -> int:
+        return int(self._check("cudaMalloc", self._rt.cudaMalloc(nbytes)))
+
+    def malloc_managed(self, nbytes: int) -> int:
+        attach_global = int(self._rt.cudaMemAttachGlobal)
+        return int(
+            self._check("cudaMallocManaged", self._rt.cudaMallocManaged(nbytes, attach_global))
+        )
+
+    def malloc_host(self, nbytes: int) -> int:
+        return int(self._check("cudaMallocHost", self._rt.cudaMallocHost(nbytes)))
+
+    def free(self, pointer: int) -> None:
+        self._check("cudaFree", self._rt.cudaFree(pointer))
+
+    def free_host(self, pointer: int) -> None:
+        self._check("cudaFreeHost", self._rt.cudaFreeHost(pointer))
+
+    def memcpy_async(self, dst: int, src: int, nbytes: int, stream: int) -> None:
+        self._check(
+            "cudaMemcpyAsync", self._rt.cudaMemcpyAsync(dst, src, nbytes, self._default, stream)
+        )
+
+    def memset_async(self, pointer: int, value: int, nbytes: int, stream: int) -> None:
+        self._check("cudaMemsetAsync", self._rt.cudaMemsetAsync(pointer, value, nbytes, stream))
+
+    def stream_synchronize(self, stream: int) -> None:
+        self._check("cudaStreamSynchronize", self._rt.cudaStreamSynchronize(stream))
+
+    def event_create(self) -> int:
+        event = self._check(
+            "cudaEventCreateWithFlags", self._rt.cudaEventCreateWithFlags(self._disable_timing)
+        )
+        return int(event)
+
+    def event_record(self, event: int, stream: int) -> None:
+        self._check("cudaEventRecord", self._rt.cudaEventRecord(event, stream))
+
+    def stream_wait_event(self, stream: int, event: int) -> None:
+        self._check("cudaStreamWaitEvent", self._rt.cudaStreamWaitEvent(stream, event, 0))
+
+    def event_destroy(self, event: int) -> None:
+        self._check("cudaEventDestroy", self._rt.cudaEventDestroy(event))
+
+
+# cudaError_t values that mean "no usable driver" or "no GPU".
+_NO_DRIVER = {34: "the driver is a stub", 35: "the driver is older than the runtime"}
+_NO_DEVICE = {100: "no CUDA-capable device", 101: "an invalid device ordinal"}
+
+_lock = threading.Lock()
+_loaded: CudaRuntime | None = None
+_missing: str | None = None  # why the runtime could not be loaded
+_override: CudaRuntime | None = None
+
+
+def _load() -> CudaRuntime:
+    """Import cuda-bindings and ask it for devices, or say what is missing."""
+    try:
+        from cuda.bindings import runtime as module
+    except ImportError as exc:
+        raise CUDAUnavailableError(
+            f"CUDA memory needs NVIDIA's cuda-bindings package, which is not installed "
+            f"({exc}); install it with: pip install 'dlarray[cuda]'"
+        ) from None
+    err, count = module.cudaGetDeviceCount()
+    code = int(err)
+    if code in _NO_DRIVER or code == 3:  # 3: cudaErrorInitializationError
+        why = _NO_DRIVER.get(code, "the driver failed to initialise")
+        raise CUDAUnavailableError(
+            f"cuda-bindings is installed but no working NVIDIA driver was found "
+            f"(cudaGetDeviceCount: {module.cudaGetErrorName(err)[1].decode()}, {why}); "
+            f"CUDA arrays need a machine with an NVIDIA GPU and its driver"
+        )
+    if code in _NO_DEVICE or (code == 0 and count == 0):
+        raise CUDAUnavailableError(
+            "the NVIDIA driver is present but reports no GPU (cudaGetDeviceCount: 0 devices); "
+            "check CUDA_VISIBLE_DEVICES and nvidia-smi"
+        )
+    if code != 0:
+        name = module.cudaGetErrorName(err)[1].decode()
+        raise CUDAUnavailableError(f"the CUDA runtime cannot list devices: {name}")
+    return BindingsRuntime(module)
+
+
+def runtime() -> CudaRuntime:
+    """The CUDA runtime, loaded once; raises :class:`CUDAUnavailableError`
+    naming what is missing (package, driver or GPU)."""
+    global _loaded, _missing
+    if _override is not None:
+        return _override
+    if _loaded is None:
+        with _lock:
+            if _missing is not None:  # a driver or GPU does not appear later
+                raise CUDAUnavailableError(_missing)
+            if _loaded is None:
+                try:
+                    _loaded = _load()
+                except CUDAUnavailableError as exc:
+                    _missing = str(exc)
+                    raise
+    return _loaded
+
+
+def forget() -> None:
+    """Drop what :func:`runtime` found, so the next call looks again (for
+    tests that change the environment)."""
+    global _loaded, _missing
+    with _lock:
+        _loaded = _missing = None
+
+
+def available() -> bool:
+    """Whether :func:`runtime` succeeds, without raising."""
+    try:
+        runtime()
+    except CUDAUnavailableError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def use_runtime(replacement: CudaRuntime) -> Iterator[CudaRuntime]:
+    """Make :func:`runtime` return ``replacement`` inside the block (for
+    tests of the CUDA paths on machines without a GPU)."""
+    global _override
+    previous, _override = _override, replacement
+    try:
+        yield replacement
+    finally:
+        _override = previous
+
+
+@contextlib.contextmanager
+def on_device(index: int | None) -> Iterator[CudaRuntime]:
+    """Make GPU ``index`` current inside the block (None: keep the current
+    one), restoring the previous one."""
+    rt = runtime()
+    if index is None:
+        yield rt
+        return
+    previous = rt.current_device()
+    if previous == index:
+        yield rt
+        return
+    rt.set_device(index)
+    try:
+        yield rt
+    finally:
+        rt.set_device(previous)

@@ -1,0 +1,70 @@
+"""CuPy as the engine for CUDA device memory (kDLCUDA).
+
+The namespace's chapter modules call NumPy's functions on engine views;
+CuPy arrays take those calls over through NumPy's dispatch protocols
+(``__array_ufunc__`` and ``__array_function__``), so the same code computes
+on the GPU, and results come back as DLArrays through DLPack, zero-copy.
+
+Views and results cross on dlarray's work stream (see
+:mod:`dlarray._cuda.streams`), which is CuPy's current stream, so no
+synchronisation is needed between them.
+
+Nothing here imports CuPy until a CUDA array is computed on; without CuPy,
+CUDA arrays can still be made, copied and exchanged, and computing raises
+``BufferError`` saying what to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from dlarray._array import DLArray
+
+
+def _cupy() -> ModuleType | None:
+    try:
+        return importlib.import_module("cupy")
+    except ImportError:
+        return None
+
+
+def available() -> bool:
+    """Whether CuPy can be imported."""
+    return _cupy() is not None
+
+
+def is_cupy_array(a: Any) -> bool:
+    """True for a ``cupy.ndarray`` (checked without importing CuPy)."""
+    return type(a).__module__.startswith("cupy") and hasattr(a, "__cuda_array_interface__")
+
+
+def to_cupy(x: DLArray) -> Any:
+    """A zero-copy ``cupy.ndarray`` view of a CUDA DLArray, through DLPack.
+
+    Like the NumPy engine, it views a twin of ``x`` so that caching the view
+    on ``x`` makes no reference cycle through the capsule.
+    """
+    cupy = _cupy()
+    if cupy is None:
+        raise BufferError(
+            f"computing on {x.device} memory needs CuPy, which is not installed; install "
+            f"it (pip install 'dlarray[cupy]', i.e. cupy-cuda12x or cupy-cuda13x), or copy "
+            f"the array to the host with x.to_device('cpu')"
+        )
+    from dlarray._cuda.runtime import runtime
+
+    runtime()  # dlarray orders its GPU work through it; says what is missing
+    twin = x._view(x.shape, x._strides, x._byte_offset)
+    return cupy.from_dlpack(twin)
+
+
+def wrap(a: Any) -> DLArray:
+    """A CuPy result brought back as a DLArray, zero-copy, keeping ``a`` as
+    its engine view."""
+    from dlarray._consumer import from_dlpack
+
+    x = from_dlpack(a)
+    x._engine_view = a
+    return x

@@ -1,0 +1,130 @@
+"""CUDA memory: device (``cudaMalloc``), managed (``cudaMallocManaged``) and
+pinned host memory (``cudaMallocHost``).
+
+Each allocation is freed by a finaliser when its storage object dies, with
+the runtime that made it.  A storage still alive at interpreter exit is not
+freed: the process's exit releases its CUDA context, and calling the runtime
+during shutdown is what crashes other libraries' deleters.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import ClassVar
+
+from dlarray._cuda.runtime import CudaRuntime, CUDAUnavailableError, on_device, runtime
+from dlarray._device import Device
+
+
+def _release(free: Callable[[int], None], pointer: int) -> None:
+    try:
+        free(pointer)
+    except Exception:  # a finaliser cannot raise, and the runtime may be gone
+        pass
+
+
+class _CudaStorage:
+    """An allocation made through the CUDA runtime; one subclass per kind."""
+
+    kind: ClassVar[str]
+    __slots__ = ("__weakref__", "_device", "_nbytes", "_pointer")
+
+    def __init__(self, nbytes: int, device: Device) -> None:
+        if nbytes < 0:
+            raise ValueError(f"cannot allocate {nbytes} bytes")
+        rt = runtime()
+        self._device = device
+        self._nbytes = nbytes
+        # Zero-byte requests still get a real (1-byte) allocation, so every
+        # array has a valid, distinct pointer, as for host memory.
+        self._pointer, free = self._allocate(rt, max(nbytes, 1))
+        weakref.finalize(self, _release, free, self._pointer).atexit = False
+
+    def _allocate(self, rt: CudaRuntime, nbytes: int) -> tuple[int, Callable[[int], None]]:
+        raise NotImplementedError
+
+    @property
+    def pointer(self) -> int:
+        """Address of the first byte (a device address for ``cuda``)."""
+        return self._pointer
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self._nbytes
+
+    @property
+    def device(self) -> Device:
+        """Where the memory lives."""
+        return self._device
+
+    @property
+    def owner(self) -> object:
+        """The storage itself: it frees the memory when it dies."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(nbytes={self._nbytes}, device={self._device!r})"
+
+
+class CudaDeviceStorage(_CudaStorage):
+    """GPU memory from ``cudaMalloc`` on GPU ``index`` (kDLCUDA)."""
+
+    kind = "cuda"
+    __slots__ = ()
+
+    def __init__(self, nbytes: int, index: int = 0) -> None:
+        super().__init__(nbytes, Device("cuda", index))
+
+    def _allocate(self, rt: CudaRuntime, nbytes: int) -> tuple[int, Callable[[int], None]]:
+        with on_device(self._device.index) as on:
+            return on.malloc(nbytes), on.free
+
+
+class CudaManagedStorage(_CudaStorage):
+    """Managed (unified) memory from ``cudaMallocManaged`` (kDLCUDAManaged),
+    reachable from the host and every GPU.  DLPack numbers it device 0."""
+
+    kind = "cuda_managed"
+    __slots__ = ()
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(nbytes, Device("cuda_managed", 0))
+
+    def _allocate(self, rt: CudaRuntime, nbytes: int) -> tuple[int, Callable[[int], None]]:
+        return rt.malloc_managed(nbytes), rt.free
+
+
+class CudaPinnedStorage(_CudaStorage):
+    """Page-locked host memory from ``cudaMallocHost`` (kDLCUDAHost), which
+    GPUs copy to and from at full speed.  DLPack numbers it device 0."""
+
+    kind = "cuda_host"
+    __slots__ = ()
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(nbytes, Device("cuda_host", 0))
+
+    def _allocate(self, rt: CudaRuntime, nbytes: int) -> tuple[int, Callable[[int], None]]:
+        return rt.malloc_host(nbytes), rt.free_host
+
+
+def allocate(device: Device, nbytes: int) -> _CudaStorage:
+    """New storage of ``nbytes`` on a CUDA ``device``; checks the index."""
+    if device.kind == "cuda":
+        count = runtime().device_count()
+        if device.index >= count:
+            raise CUDAUnavailableError(
+                f"{device} does not exist: this machine has {count} GPU(s), "
+                f"numbered from 0 to {count - 1}"
+            )
+        return CudaDeviceStorage(nbytes, device.index)
+    if device.index != 0:
+        raise ValueError(
+            f"{device}: DLPack numbers {device.kind} memory device 0 (one memory shared by "
+            f"the host and every GPU); use Device({device.kind!r}, 0)"
+        )
+    if device.kind == "cuda_managed":
+        return CudaManagedStorage(nbytes)
+    return CudaPinnedStorage(nbytes)

@@ -1,0 +1,158 @@
+"""Allocating on any memory kind, and copying between kinds.
+
+One copy primitive serves every path that moves data: ``to_device``,
+``asarray(..., device=)``, ``from_dlpack(..., device=)``, and the
+producer's ``__dlpack__(dl_device=..., copy=True)``.  Host-to-host copies
+are the C core's strided copy; anything touching CUDA memory is one
+``cudaMemcpyAsync`` (direction inferred from unified addresses) on dlarray's
+work stream, followed by a wait when the host will read the result.
+
+Every copy is C-contiguous.  A non-contiguous source in host-readable
+memory is compacted on the host first (the C core's strided copy).  One in
+GPU memory is copied to the host as the byte span its elements cover and
+compacted there, so device-to-host copies need no kernel and work without
+CuPy; a non-contiguous GPU-to-GPU copy is compacted by CuPy.
+"""
+
+from __future__ import annotations
+
+from dlarray import _core
+from dlarray._array import DLArray
+from dlarray._device import CPU, CUDA_KINDS, Device
+from dlarray._dtypes import DType
+from dlarray._storage import HostStorage
+
+# Memory the host may read directly (after synchronising for the CUDA kinds).
+HOST_READABLE = frozenset({"cpu", "cuda_host", "cuda_managed"})
+
+
+def storage_bytes(shape: tuple[int, ...], dtype: DType, padded: bool) -> int:
+    """Bytes needed for a C-contiguous array (sub-byte dtypes packed unless
+    ``padded``)."""
+    count = 1
+    for d in shape:
+        count *= d
+    bits = 8 if padded and dtype.is_subbyte else dtype.bits
+    return (count * bits + 7) // 8
+
+
+def new_array(
+    shape: tuple[int, ...], dtype: DType, device: Device, *, zero: bool, padded: bool = False
+) -> DLArray:
+    """A C-contiguous, writable array on ``device``."""
+    padded = padded and dtype.is_subbyte
+    nbytes = storage_bytes(shape, dtype, padded)
+    if device == CPU:
+        storage: object = HostStorage(nbytes, zero=zero)
+        pointer = storage.pointer  # type: ignore[attr-defined]
+    elif device.kind in CUDA_KINDS:
+        from dlarray._cuda.streams import work_stream
+        from dlarray._storage.cuda import allocate
+
+        storage = allocate(device, nbytes)
+        pointer = storage.pointer
+        if zero and nbytes:
+            from dlarray._cuda.runtime import on_device
+            from dlarray._cuda.streams import gpu_of
+
+            with on_device(gpu_of(device)) as rt:
+                rt.memset_async(pointer, 0, nbytes, work_stream())
+    else:
+        raise ValueError(
+            f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') "
+            f"and CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
+        )
+    flags = _core.ARRAY_PADDED if padded else 0
+    return _core.new_array(storage, pointer, 0, shape, None, dtype.dlpack, device.dlpack, flags)
+
+
+def copy_to_device(x: DLArray, target: Device) -> DLArray:
+    """A new, writable, C-contiguous copy of ``x`` on ``target``."""
+    source = x.device
+    for end in (source, target):
+        if end.kind not in CUDA_KINDS and end != CPU:
+            raise BufferError(
+                f"dlarray cannot copy from {source} to {target}: it moves data between host "
+                f"memory and the CUDA memory kinds only"
+            )
+    if not x._is_c_contiguous():
+        if source.kind in HOST_READABLE:
+            x, source = _compact_on_host(x), CPU
+        elif target.kind in HOST_READABLE:
+            return _copy_span(x, source, target)
+        else:
+            return _compact_on_gpu(x, target)
+    if source == CPU and target == CPU:
+        out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)
+        out._copy_from(x)
+        return out
+    out = new_array(x.shape, x.dtype, target, zero=False, padded=x._padded)
+    _memcpy(out, _first_byte(x), _nbytes(x), source, target)
+    return out
+
+
+def copy_array(x: DLArray) -> DLArray:
+    """A new, writable, C-contiguous copy of ``x`` on its own device."""
+    return copy_to_device(x, x.device)
+
+
+def _compact_on_host(x: DLArray) -> DLArray:
+    if x.device != CPU:
+        _wait_for_gpu_work(x.device)
+    out = new_array(x.shape, x.dtype, CPU, zero=False)
+    out._copy_from(x)
+    return out
+
+
+def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
+    """A contiguous copy made by CuPy (which says so when it is missing)."""
+    from dlarray._engine import cupy_engine
+
+    compact = cupy_engine.wrap(cupy_engine.to_cupy(x).copy(order="C"))
+    return compact if target == x.device else copy_to_device(compact, target)
+
+
+def _wait_for_gpu_work(device: Device) -> None:
+    """Wait for dlarray's GPU work before the host reads CUDA ``device`` memory."""
+    if device.kind in CUDA_KINDS:
+        from dlarray._cuda.streams import gpu_of, synchronize_for_host
+
+        synchronize_for_host(gpu_of(device))
+
+
+def _first_byte(x: DLArray) -> int:
+    return int(x._data) + int(x._byte_offset)
+
+
+def _nbytes(x: DLArray) -> int:
+    return storage_bytes(x.shape, x.dtype, x._padded)
+
+
+def _copy_span(x: DLArray, source: Device, target: Device) -> DLArray:
+    """Copy the bytes ``x``'s elements cover into host-readable ``target``
+    memory, then compact them there."""
+    itemsize = x.dtype.bits // 8  # packed sub-byte arrays are always contiguous
+    low = sum(s * (n - 1) for s, n in zip(x._strides, x.shape, strict=True) if s < 0)
+    high = sum(s * (n - 1) for s, n in zip(x._strides, x.shape, strict=True) if s > 0)
+    span_items = high - low + 1
+    span = new_array((span_items,), x.dtype, target, zero=False)
+    _memcpy(span, _first_byte(x) + low * itemsize, span_items * itemsize, source, target)
+    strided = span._view(x.shape, x._strides, -low * itemsize)
+    out = new_array(x.shape, x.dtype, target, zero=False)
+    out._copy_from(strided)
+    return out
+
+
+def _memcpy(dst: DLArray, src_address: int, nbytes: int, source: Device, target: Device) -> None:
+    """One ``cudaMemcpyAsync`` on the work stream of the GPU involved, and a
+    wait when the host reads the result next."""
+    if nbytes == 0:
+        return
+    from dlarray._cuda.runtime import on_device
+    from dlarray._cuda.streams import gpu_of, work_stream
+
+    with on_device(gpu_of(target if target.kind == "cuda" else source)) as rt:
+        stream = work_stream()
+        rt.memcpy_async(_first_byte(dst), src_address, nbytes, stream)
+        if target.kind in HOST_READABLE:
+            rt.stream_synchronize(stream)
