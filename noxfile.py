@@ -6,6 +6,7 @@
     nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
     nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
     nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
+    nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ HYPOTHESIS_PY310 = "hypothesis==6.168.5"
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Build dlarray and run the test suite."""
-    session.install(".", *TEST_DEPS, HYPOTHESIS)
+    """Build dlarray and run the test suite.  cuda-bindings is installed so
+    that the real runtime's no-driver path is tested (tests_oldest covers
+    the no-package path)."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings")
     _run_pytest(session)
 
 
@@ -98,3 +101,32 @@ def conformance(session: nox.Session) -> None:
     session.install(".", *TEST_DEPS, "-r", str(ROOT / "array_api_conformance" / "requirements.txt"))
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def cuda(session: nox.Session) -> None:
+    """The GPU suite and benchmark, on a machine with an NVIDIA GPU.
+
+    GPU machines often have no network, so this session makes no virtualenv
+    and downloads nothing: it builds dlarray into the running Python, which
+    must already hold torch, CuPy, JAX, cuda-bindings, pytest and the build
+    tools (setuptools), then runs every test (the ``cuda``-marked ones
+    included) and the CUDA benchmark.  Extra pytest arguments go after
+    ``--``.
+    """
+    python = os.environ.get("DLARRAY_PYTHON", "python3")
+    session.run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-q", ".",
+                external=True)
+    session.run(python, "-c", _GPU_CHECK, external=True)
+    with session.chdir(session.create_tmp()):
+        session.run(python, "-m", "pytest", str(ROOT / "tests"), "-p", "no:cacheprovider",
+                    "--rootdir", str(ROOT), "-rs", *session.posargs, external=True)
+    session.run(python, str(ROOT / "benchmarks" / "bench_cuda.py"), external=True)
+
+
+# Fails the session at once, with the reason, where no GPU can be used.
+_GPU_CHECK = (
+    "from dlarray._cuda.runtime import runtime; import dlarray; rt = runtime(); "
+    "print('dlarray', dlarray.__version__, 'sees', rt.device_count(), 'GPU(s):', "
+    "dlarray.__array_namespace_info__().devices())"
+)

@@ -38,9 +38,19 @@ def _host_devices() -> list[dlarray.Device]:
     return [dlarray.Device("cpu")]
 
 
-#: kind -> function listing the devices of that kind.  Host memory is all this
-#: version of dlarray allocates or imports; CUDA and SYCL probes go here.
-DEVICE_PROBES: dict[str, Callable[[], list[dlarray.Device]]] = {"cpu": _host_devices}
+def _cuda_devices() -> list[dlarray.Device]:
+    """Each GPU, then managed and pinned memory, where a CUDA runtime works."""
+    from dlarray._device import CUDA_KINDS
+
+    devices = dlarray.__array_namespace_info__().devices()
+    return [d for d in devices if d.kind in CUDA_KINDS]
+
+
+#: kind -> function listing the devices of that kind (a SYCL probe goes here).
+DEVICE_PROBES: dict[str, Callable[[], list[dlarray.Device]]] = {
+    "cpu": _host_devices,
+    "cuda": _cuda_devices,
+}
 
 
 def discover_devices() -> list[dlarray.Device]:

@@ -153,7 +153,8 @@ def asarray(
                     f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
                     f"making an array of it always copies; pass copy=None"
                 ) from None
-            return numpy_engine.from_python(obj, want_dtype)
+            made = numpy_engine.from_python(obj, want_dtype)
+            return made if target is None or target == CPU else copy_to_device(made, target)
         import numpy as np
 
         x = numpy_engine.from_numpy(np.asarray(view))

@@ -235,19 +235,21 @@ wants_versioned(PyObject *max_version)
 }
 
 /* CPU memory has no streams: None, or -1 ("do not synchronise", which
- * PyTorch sends by default), are the only meaningful values. */
+ * PyTorch sends by default), are the only meaningful values.  Other
+ * devices' rules live in Python (dlarray/_cuda/streams.py). */
 static int
 check_stream(DLAArrayObject *self, PyObject *stream)
 {
-    if (stream == Py_None) {
-        return 0;
-    }
     if (self->device.device_type != kDLCPU) {
-        /* Device kinds with streams validate and order work in Python. */
+        /* Device kinds with streams validate and order work in Python, for
+         * None too: it names a stream there (CUDA's legacy default). */
         PyObject *r = PyObject_CallMethodOneArg((PyObject *)self,
                                                 dla_state.str_dlpack_stream, stream);
         Py_XDECREF(r);
         return r == NULL ? -1 : 0;
+    }
+    if (stream == Py_None) {
+        return 0;
     }
     if (!PyLong_Check(stream) || PyBool_Check(stream)) {
         PyErr_Format(PyExc_TypeError,
