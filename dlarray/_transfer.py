@@ -99,7 +99,7 @@ def copy_array(x: DLArray) -> DLArray:
 def _compact_on_host(x: DLArray) -> DLArray:
     if x.device != CPU:
         _wait_for_gpu_work(x.device)
-    out = new_array(x.shape, x.dtype, CPU, zero=False)
+    out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)
     out._copy_from(x)
     return out
 
@@ -131,14 +131,15 @@ def _nbytes(x: DLArray) -> int:
 def _copy_span(x: DLArray, source: Device, target: Device) -> DLArray:
     """Copy the bytes ``x``'s elements cover into host-readable ``target``
     memory, then compact them there."""
-    itemsize = x.dtype.bits // 8  # packed sub-byte arrays are always contiguous
+    # Packed sub-byte arrays are always contiguous; padded ones take a byte.
+    itemsize = 1 if x._padded else x.dtype.bits // 8
     low = sum(s * (n - 1) for s, n in zip(x._strides, x.shape, strict=True) if s < 0)
     high = sum(s * (n - 1) for s, n in zip(x._strides, x.shape, strict=True) if s > 0)
     span_items = high - low + 1
-    span = new_array((span_items,), x.dtype, target, zero=False)
+    span = new_array((span_items,), x.dtype, target, zero=False, padded=x._padded)
     _memcpy(span, _first_byte(x) + low * itemsize, span_items * itemsize, source, target)
     strided = span._view(x.shape, x._strides, -low * itemsize)
-    out = new_array(x.shape, x.dtype, target, zero=False)
+    out = new_array(x.shape, x.dtype, target, zero=False, padded=x._padded)
     out._copy_from(strided)
     return out
 

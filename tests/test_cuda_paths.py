@@ -20,7 +20,7 @@ import dlarray
 from dlarray import _core
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._cuda.runtime import CUDAUnavailableError
-from dlarray.storage import CudaDeviceStorage, CudaManagedStorage, CudaPinnedStorage
+from dlarray.storage import CudaDeviceStorage, CudaManagedStorage, CudaPinnedStorage, Storage
 
 KINDS = ["cuda", "cuda_managed", "cuda_host"]
 DLPACK_TYPES = {"cuda": 2, "cuda_managed": 13, "cuda_host": 3}
@@ -54,6 +54,22 @@ def test_storage_class_per_kind(fake):
     kinds["cuda_host"] = CudaPinnedStorage
     for kind, storage_type in kinds.items():
         assert type(dlarray.empty(4, device=kind)._owner) is storage_type
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cuda_storage_follows_the_storage_protocol(fake, kind):
+    storage = dlarray.empty(4, device=kind)._owner
+    assert isinstance(storage, Storage)
+    assert (storage.nbytes, storage.device, storage.owner) == (32, dlarray.Device(kind), storage)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_padded_subbyte_arrays_keep_their_layout_across_kinds(fake, kind):
+    codes = np.arange(12, dtype=np.uint8).reshape(3, 4) % 16
+    x = dlarray.subbyte.from_codes(codes, dlarray.float4_e2m1fn, padded=True)
+    moved = x.to_device(kind)[:, ::-2].to_device("cpu")  # strided on the device
+    assert moved._padded
+    np.testing.assert_array_equal(np.from_dlpack(dlarray.subbyte.to_codes(moved)), codes[:, ::-2])
 
 
 def test_device_memory_is_allocated_on_its_gpu(fake):
