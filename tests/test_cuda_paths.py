@@ -8,8 +8,10 @@ everywhere.  The real GPU runs are tests/cuda/ (marked ``cuda``).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import sys
+import types
 
 import abi
 import numpy as np
@@ -297,11 +299,43 @@ def test_to_device_refuses_a_stream_for_the_host():
 # ---- streams and devices, as consumer ----
 
 
-def test_consumer_passes_its_work_stream_to_a_cuda_producer():
+@pytest.fixture
+def cupy_side_stream(monkeypatch):
+    """A stand-in CuPy module whose current stream is a side stream, 0xABC0
+    (dlarray adopts CuPy's current stream as its work stream)."""
+    stream = types.SimpleNamespace(ptr=0xABC0)
+    cuda = types.SimpleNamespace(
+        get_current_stream=lambda: stream, Device=lambda index: contextlib.nullcontext()
+    )
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
+    return stream.ptr
+
+
+def test_consumer_without_cupy_passes_none_the_legacy_default_stream():
+    # dlarray's work stream is the legacy default, which stream=None names.
     producer = abi.Producer(device=(2, 0))
     x = dlarray.from_dlpack(producer)
     assert x.device == dlarray.Device("cuda", 0)
-    assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": 1}]
+    assert producer.dlpack_calls == [{"max_version": (1, 3)}]
+
+
+def test_consumer_passes_its_work_stream_to_a_cuda_producer(cupy_side_stream):
+    producer = abi.Producer(device=(2, 0))
+    dlarray.from_dlpack(producer)
+    assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": cupy_side_stream}]
+
+
+@pytest.mark.parametrize("device_type", [3, 13])
+def test_consumer_passes_its_work_stream_for_pinned_and_managed(cupy_side_stream, device_type):
+    producer = abi.Producer(device=(device_type, 0))
+    dlarray.from_dlpack(producer)
+    assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": cupy_side_stream}]
+
+
+def test_consumer_passes_no_stream_to_a_host_producer_even_with_cupy(cupy_side_stream):
+    producer = abi.Producer(device=(1, 0))
+    dlarray.from_dlpack(producer)
+    assert producer.dlpack_calls == [{"max_version": (1, 3)}]
 
 
 def test_consumer_passes_no_stream_to_a_host_producer():
@@ -310,7 +344,7 @@ def test_consumer_passes_no_stream_to_a_host_producer():
     assert producer.dlpack_calls == [{"max_version": (1, 3)}]
 
 
-def test_consumer_retries_a_legacy_cuda_producer_with_its_stream():
+def test_consumer_retries_a_legacy_cuda_producer_with_its_stream(cupy_side_stream):
     class Legacy(abi.Producer):
         def __dlpack__(self, **kwargs):
             if "max_version" in kwargs:
@@ -320,7 +354,8 @@ def test_consumer_retries_a_legacy_cuda_producer_with_its_stream():
     producer = Legacy(device=(2, 0), versioned=False)
     x = dlarray.from_dlpack(producer)
     assert x.device.kind == "cuda"
-    assert producer.dlpack_calls == [{"stream": 1}]
+    # The first call (with max_version) was refused before super() logged it.
+    assert producer.dlpack_calls == [{"stream": cupy_side_stream}]
 
 
 def test_consumer_asks_a_cuda_producer_for_the_host_without_a_stream():
@@ -339,7 +374,7 @@ def test_consumer_asks_a_cuda_producer_for_the_host_without_a_stream():
     assert copier.dlpack_calls == [{"max_version": (1, 3), "dl_device": (1, 0)}]
 
 
-def test_consumer_checks_the_producers_gpu_exists(fake):
+def test_consumer_checks_the_producers_gpu_exists(fake, cupy_side_stream):
     producer = abi.Producer(device=(2, 5))
     with pytest.raises(BufferError, match=r"GPU 5.*2 GPU"):
         dlarray.from_dlpack(producer)

@@ -154,6 +154,7 @@ typedef struct {
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
+    PyObject *str_cupy;                 /* "cupy" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
