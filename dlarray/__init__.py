@@ -33,6 +33,7 @@ if not hasattr(_core, "consume"):
 from dlarray import _consumer, storage, subbyte  # noqa: F401
 from dlarray._api import NAMESPACE
 from dlarray._array import DLArray
+from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
 
@@ -66,6 +67,7 @@ __dlpack_version__ = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 globals().update(DTYPES_BY_NAME)
 
 __all__ = [
+    "CUDAUnavailableError",
     "DLArray",
     "DLDeviceType",
     "DType",

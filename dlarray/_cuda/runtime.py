@@ -123,7 +123,10 @@ class BindingsRuntime:
 
 
 # cudaError_t values that mean "no usable driver" or "no GPU".
-_NO_DRIVER = {34: "the driver is a stub", 35: "the driver is older than the runtime"}
+_NO_DRIVER = {
+    34: "the driver found is a stub library",
+    35: "there is no NVIDIA driver, or one older than the runtime",
+}
 _NO_DEVICE = {100: "no CUDA-capable device", 101: "an invalid device ordinal"}
 
 _lock = threading.Lock()
