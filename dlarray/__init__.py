@@ -1,8 +1,8 @@
 """dlarray: an N-dimensional array library that speaks DLPack completely.
 
-Arrays live in storage of one memory kind (host memory today), are exchanged
-zero-copy with any DLPack producer or consumer, and borrow other libraries'
-kernels for compute.
+Arrays live in storage of one memory kind (host, CUDA device, managed or
+pinned memory), are exchanged zero-copy with any DLPack producer or consumer,
+and borrow other libraries' kernels for compute.
 
 Examples
 --------

@@ -12,8 +12,9 @@ The protocol, as DLPack's Python specification writes it:
    the producer's deleter.
 
 Streams: a producer whose ``__dlpack_device__`` is a CUDA memory kind is
-passed dlarray's work stream (see :mod:`dlarray._cuda.streams`); host
-producers are passed no stream, which means ``None``.  When ``device=``
+passed dlarray's work stream (see :mod:`dlarray._cuda.streams`), host
+producers ``stream=None``.  ``stream`` is always passed, never left out,
+because PyTorch's default is -1 ("do not synchronise"), not the spec's None.  When ``device=``
 asks for memory the producer cannot place there (NumPy cannot export to a
 GPU), dlarray takes the data where it is and copies it itself, unless
 ``copy=False``.
@@ -90,9 +91,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
         kwargs["copy"] = copy
     if target is not None and source is not None and source != target.dlpack:
         kwargs["dl_device"] = target.dlpack
-    stream = _stream_for(source, target)
-    if stream is not None:
-        kwargs["stream"] = stream
+    # Always passed, also as None: PyTorch's default is -1, not the spec's None.
+    kwargs["stream"] = stream = _stream_for(source, target)
 
     try:
         capsule = dunder(**kwargs)
@@ -101,14 +101,14 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
             raise _rejected_keywords(x, kwargs, exc) from exc
         # A producer that predates DLPack 1.0 and its keywords: ask again
         # for a legacy capsule, as the spec recommends.
+        # Some such producers take no keywords; their default is None.
         capsule = dunder() if stream is None else dunder(stream=stream)
     except BufferError:
         # The producer cannot place its data on our device (NumPy cannot
         # export to CUDA, say): take it where it is and copy it ourselves.
         if "dl_device" not in kwargs or copy is False:
             raise
-        stream = _stream_for(source, None)
-        capsule = dunder(max_version=MAX_VERSION, **({} if stream is None else {"stream": stream}))
+        capsule = dunder(stream=_stream_for(source, None), max_version=MAX_VERSION)
     array = _core.consume(capsule)
     if target is not None and array.device != target:
         if copy is False:
@@ -160,7 +160,7 @@ def _check_gpu_exists(device_id: int) -> None:
 
 
 def _rejected_keywords(x: Any, kwargs: dict[str, Any], exc: TypeError) -> TypeError:
-    asked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if k != "max_version")
+    asked = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if k not in ("max_version", "stream"))
     return TypeError(
         f"{type(x).__name__}.__dlpack__ rejected the keywords of DLPack 1.0 ({asked}): "
         f"{exc}. It may predate them; call dlarray.from_dlpack(x) without device/copy "

@@ -58,7 +58,8 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     dtype : DType, optional
         Default ``float64``.
     device : Device or str, optional
-        Only the host (``"cpu"``) for now.
+        ``"cpu"`` (default), ``"cuda"`` / ``Device("cuda", i)``,
+        ``"cuda_managed"`` or ``"cuda_host"`` (see docs/cuda.md).
     padded : bool, optional
         For sub-byte dtypes, store one element per byte instead of packing.
 
@@ -142,7 +143,9 @@ def asarray(
     if isinstance(obj, DLArray):
         x = obj
     elif hasattr(type(obj), "__dlpack__"):
-        x = from_dlpack(obj, device=target, copy=copy)
+        # Under copy=False a move is refused below, with the standard's
+        # ValueError, rather than by the producer (a BufferError).
+        x = from_dlpack(obj, device=None if copy is False else target, copy=copy)
         copied = copy is True
     else:
         try:
@@ -165,7 +168,7 @@ def asarray(
                 f"asarray(dtype={want_dtype!r}, copy=False): the data is {x.dtype!r} and "
                 f"converting it needs a copy; pass copy=None"
             )
-        return numpy_engine.cast(x, want_dtype)
+        x, copied = numpy_engine.cast(x, want_dtype), True
     if target is not None and target != x.device:
         if copy is False:
             raise ValueError(

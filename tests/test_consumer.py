@@ -35,7 +35,8 @@ class Recorder:
 def test_asks_for_the_newest_version_it_reads_once():
     producer = Recorder(np.arange(3))
     dlarray.from_dlpack(producer)
-    assert producer.calls == [{"max_version": (1, 3)}]
+    # stream=None is passed, not left out: PyTorch's default is -1.
+    assert producer.calls == [{"stream": None, "max_version": (1, 3)}]
 
 
 def test_attribute_error_inside_dunder_propagates_without_a_second_call():

@@ -312,11 +312,12 @@ def cupy_side_stream(monkeypatch):
 
 
 def test_consumer_without_cupy_passes_none_the_legacy_default_stream():
-    # dlarray's work stream is the legacy default, which stream=None names.
+    # dlarray's work stream is the legacy default, which stream=None names;
+    # it is passed, not left out, because PyTorch's default is -1 (no sync).
     producer = abi.Producer(device=(2, 0))
     x = dlarray.from_dlpack(producer)
     assert x.device == dlarray.Device("cuda", 0)
-    assert producer.dlpack_calls == [{"max_version": (1, 3)}]
+    assert producer.dlpack_calls == [{"stream": None, "max_version": (1, 3)}]
 
 
 def test_consumer_passes_its_work_stream_to_a_cuda_producer(cupy_side_stream):
@@ -332,16 +333,16 @@ def test_consumer_passes_its_work_stream_for_pinned_and_managed(cupy_side_stream
     assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": cupy_side_stream}]
 
 
-def test_consumer_passes_no_stream_to_a_host_producer_even_with_cupy(cupy_side_stream):
+def test_consumer_passes_stream_none_to_a_host_producer_even_with_cupy(cupy_side_stream):
     producer = abi.Producer(device=(1, 0))
     dlarray.from_dlpack(producer)
-    assert producer.dlpack_calls == [{"max_version": (1, 3)}]
+    assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": None}]
 
 
-def test_consumer_passes_no_stream_to_a_host_producer():
+def test_consumer_passes_stream_none_to_a_host_producer():
     producer = abi.Producer(device=(1, 0))
     dlarray.from_dlpack(producer)
-    assert producer.dlpack_calls == [{"max_version": (1, 3)}]
+    assert producer.dlpack_calls == [{"stream": None, "max_version": (1, 3)}]
 
 
 def test_consumer_retries_a_legacy_cuda_producer_with_its_stream(cupy_side_stream):
@@ -371,7 +372,7 @@ def test_consumer_asks_a_cuda_producer_for_the_host_without_a_stream():
     copier = CopiesToHost(device=(2, 0), flags=_core.FLAG_IS_COPIED)
     x = dlarray.from_dlpack(copier, device="cpu")
     assert x.device == dlarray.Device("cpu")
-    assert copier.dlpack_calls == [{"max_version": (1, 3), "dl_device": (1, 0)}]
+    assert copier.dlpack_calls == [{"max_version": (1, 3), "dl_device": (1, 0), "stream": None}]
 
 
 def test_consumer_checks_the_producers_gpu_exists(fake, cupy_side_stream):
@@ -464,3 +465,25 @@ def test_import_dlarray_does_not_load_cuda():
     code = "import sys, dlarray; dlarray.zeros(3) + 1; print('cuda.bindings' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_imported_memory_of_another_device_kind_is_exported_again():
+    # Only CUDA memory has dlarray's stream rules; others take stream=None.
+    producer = abi.Producer(device=(14, 0))
+    x = dlarray.from_dlpack(producer)
+    assert abi.read_capsule(x.__dlpack__(max_version=(1, 3)))["device"] == (14, 0)
+    with pytest.raises(BufferError, match="cannot order work"):
+        x.__dlpack__(stream=5)
+
+
+def test_asarray_converts_then_moves(fake):
+    x = dlarray.asarray(dlarray.asarray([1.5, 2.5]), dtype=dlarray.float32, device="cuda")
+    assert (x.dtype, x.device) == (dlarray.float32, dlarray.Device("cuda", 0))
+    assert host_values(x).tolist() == [1.5, 2.5]
+
+
+def test_asarray_without_copy_refuses_a_move_with_value_error(fake):
+    # The standard's asarray reports a needed copy under copy=False as ValueError.
+    for source in (np.arange(3.0), dlarray.asarray([1.0])):
+        with pytest.raises(ValueError, match="moving it needs a copy"):
+            dlarray.asarray(source, device="cuda", copy=False)

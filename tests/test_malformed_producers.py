@@ -366,7 +366,7 @@ def test_from_dlpack_of_a_non_producer_is_an_attribute_error(thing, kwargs):
 def test_from_dlpack_retries_an_old_producer_without_keywords():
     p = abi.Producer(accepts_keywords=False, payload=_float32_payload(4))
     x = dlarray.from_dlpack(p)
-    assert p.dlpack_calls == [{"max_version": (1, 3)}, {}]
+    assert p.dlpack_calls == [{"stream": None, "max_version": (1, 3)}, {}]
     assert x._owner.versioned is False
     np.testing.assert_array_equal(np.from_dlpack(x), np.arange(4, dtype=np.float32))
     del x
@@ -414,4 +414,4 @@ def test_from_dlpack_lets_other_producer_errors_through_unchanged(exc, kwargs):
 def test_from_dlpack_asks_for_the_newest_version_it_reads():
     p = abi.Producer()
     dlarray.from_dlpack(p)
-    assert p.dlpack_calls == [{"max_version": (1, 3)}]
+    assert p.dlpack_calls == [{"stream": None, "max_version": (1, 3)}]

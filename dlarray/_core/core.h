@@ -158,7 +158,7 @@ typedef struct {
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
-    PyObject *kwnames_max_version;    /* ("max_version",) */
+    PyObject *kwnames_stream_max_version; /* ("stream", "max_version") */
     /* Python objects the getters `dtype` and `device` return, registered by
      * dlarray at import: one DType per dtype-table row, the CPU Device, and
      * the function making any other Device from (device_type, device_id). */

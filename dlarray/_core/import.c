@@ -364,11 +364,13 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         }
         return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
     }
-    /* x.__dlpack__(max_version=(1, 3)), without creating a bound method. */
-    PyObject *call_args[2] = {args[0], dla_state.max_version};
+    /* x.__dlpack__(stream=None, max_version=(1, 3)), without creating a
+     * bound method.  stream=None is passed, not left out: PyTorch's default
+     * is -1 ("do not synchronise"), not the spec's None. */
+    PyObject *call_args[3] = {args[0], Py_None, dla_state.max_version};
     PyObject *capsule = PyObject_VectorcallMethod(
         dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-        dla_state.kwnames_max_version);
+        dla_state.kwnames_stream_max_version);
     if (capsule == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             /* Either x is no producer, and the Python path words that error,
@@ -390,8 +392,9 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
             return NULL;
         }
-        /* A producer older than DLPack 1.0 rejects the keyword; ask again
-         * for a legacy capsule, as the spec recommends. */
+        /* A producer older than DLPack 1.0 rejects max_version; ask again
+         * for a legacy capsule, as the spec recommends, with no keywords:
+         * some such producers take none, and their default is None. */
         PyErr_Clear();
         capsule = PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
                                             1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);

@@ -174,11 +174,12 @@ PyInit__core(void)
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
-    dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
+    dla_state.kwnames_stream_max_version =
+        Py_BuildValue("(OO)", dla_state.kw_stream, dla_state.kw_max_version);
     if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy ||
         !dla_state.max_version ||
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
-        !dla_state.kwnames_max_version ||
+        !dla_state.kwnames_stream_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||
         !dla_state.kw_dl_device || !dla_state.kw_copy) {

@@ -1,6 +1,7 @@
 """CUDA support: the runtime (loaded lazily through NVIDIA's ``cuda-bindings``)
 and DLPack's stream rules.
 
-Nothing here is imported by ``import dlarray``; the first array, copy or
-export that involves CUDA memory loads it.  See ``docs/cuda.md``.
+``import dlarray`` imports these modules but not CUDA: the runtime
+(``cuda-bindings``) is loaded by the first allocation, copy or export that
+involves CUDA memory.  See ``docs/cuda.md``.
 """

@@ -97,9 +97,11 @@ def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__")
     """Make dlarray's pending work on ``device`` visible on the consumer's
     ``stream`` (steps 1-5 above)."""
     if device.kind not in CUDA_KINDS:
+        if stream is None:
+            return  # dlarray queues no work on other devices' memory
         raise BufferError(
             f"{func}(stream={stream!r}): this array lives on {device}, and dlarray cannot "
-            f"order work on that device's streams; pass stream=None"
+            f"order work on that device's streams; omit stream or pass None"
         )
     consumer = parse_stream(stream, func)
     if consumer == NO_SYNC:

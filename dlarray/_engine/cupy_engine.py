@@ -50,7 +50,7 @@ def to_cupy(x: DLArray) -> Any:
     if cupy is None:
         raise BufferError(
             f"computing on {x.device} memory needs CuPy, which is not installed; install "
-            f"it (pip install 'dlarray[cupy]', i.e. cupy-cuda12x or cupy-cuda13x), or copy "
+            f"it (pip install 'dlarray[cupy]', or 'dlarray[cupy12]' on a CUDA 12 driver), or copy "
             f"the array to the host with x.to_device('cpu')"
         )
     from dlarray._cuda.runtime import runtime

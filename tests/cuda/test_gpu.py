@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -25,7 +26,6 @@ import pytest
 import dlarray
 from dlarray import _core
 from dlarray._cuda import runtime as cuda_runtime
-from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray.storage import CudaDeviceStorage, CudaManagedStorage, CudaPinnedStorage
 
 
@@ -33,7 +33,7 @@ def _missing_cuda() -> str | None:
     """Why dlarray cannot reach a GPU here, or None when it can."""
     try:
         cuda_runtime.runtime()
-    except CUDAUnavailableError as exc:
+    except dlarray.CUDAUnavailableError as exc:
         return str(exc)
     return None
 
@@ -80,7 +80,7 @@ def host(x):
 
 
 def sample(dtype="float32"):
-    """A (4, 5, 6) NumPy array of small distinct-ish values."""
+    """A (4, 5, 6) NumPy array of the values 0 to 10, repeating."""
     return (np.arange(120) % 11).astype(dtype).reshape(4, 5, 6)
 
 
@@ -198,7 +198,7 @@ def test_numpy_views_managed_and_pinned_memory_in_place(kind):
 def test_a_gpu_that_does_not_exist_is_refused():
     """Device('cuda', N) for N = the number of GPUs cannot be allocated on."""
     count = cuda_runtime.runtime().device_count()
-    with pytest.raises(CUDAUnavailableError, match=f"{count} GPU"):
+    with pytest.raises(dlarray.CUDAUnavailableError, match=f"{count} GPU"):
         dlarray.zeros(2, device=dlarray.Device("cuda", count))
 
 
@@ -418,15 +418,21 @@ def test_torch_as_consumer_names_its_current_stream(cupy, torch):
     assert seen.tolist() == [3.0] * 4096
 
 
-def test_import_waits_for_the_producers_stream(torch):
-    """dlarray importing from a torch side stream reads the values written there."""
+@pytest.mark.parametrize("cupy_imported", [False, True], ids=["no-cupy", "cupy"])
+def test_import_waits_for_the_producers_stream(torch, request, monkeypatch, cupy_imported):
+    """dlarray importing from a torch side stream reads the values written there,
+    whether it asks with stream=None (no CuPy) or with CuPy's current stream."""
+    if cupy_imported:
+        request.getfixturevalue("cupy")
+    else:
+        monkeypatch.setitem(sys.modules, "cupy", None)  # as if CuPy were never imported
     t = torch.zeros(4096, device="cuda")
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         torch.cuda._sleep(SPIN_CYCLES)  # a kernel that spins, then
         t.fill_(7.0)
-        x = dlarray.from_dlpack(t)  # dlarray passes its work stream; torch orders it
+        x = dlarray.from_dlpack(t)  # dlarray names its work stream; torch orders it
     assert host(x).tolist() == [7.0] * 4096
 
 
