@@ -250,7 +250,7 @@ def test_views_of_cuda_memory_of_any_layout_come_back(kind, layout):
     np.testing.assert_array_equal(host(x), LAYOUTS[layout](a))
 
 
-@pytest.mark.parametrize(("source", "target"), itertools.permutations(KINDS, 2))
+@pytest.mark.parametrize(("source", "target"), list(itertools.permutations(KINDS, 2)))
 def test_strided_copies_between_kinds(source, target):
     """A reversed, transposed view moves from one CUDA kind to another."""
     a = sample("float64")
