@@ -103,11 +103,19 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
         # for a legacy capsule, as the spec recommends.
         # Some such producers take no keywords; their default is None.
         capsule = dunder() if stream is None else dunder(stream=stream)
-    except BufferError:
+    except _REFUSALS as exc:
         # The producer cannot place its data on our device (NumPy cannot
         # export to CUDA, say): take it where it is and copy it ourselves.
-        if "dl_device" not in kwargs or copy is False:
+        if "dl_device" not in kwargs:
             raise
+        if copy is False:
+            if isinstance(exc, BufferError):
+                raise
+            raise BufferError(
+                f"from_dlpack(device={target!r}, copy=False): {type(x).__name__} cannot "
+                f"place its data there ({type(exc).__name__}: {exc}), and copy=False "
+                f"forbids dlarray's copy; pass copy=None"
+            ) from exc
         capsule = dunder(stream=_stream_for(source, None), max_version=MAX_VERSION)
     array = _core.consume(capsule)
     if target is not None and array.device != target:
@@ -121,6 +129,13 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
         # A producer that ignored copy=True would leave the result aliased.
         return copy_array(array)
     return array
+
+
+# What producers raise when they cannot export to the asked dl_device: the
+# spec's BufferError, and the deviations of NumPy < 2.3 (ValueError) and
+# PyTorch (NotImplementedError, RuntimeError).  Only caught when dl_device was
+# asked for; the retry without it raises any other problem again.
+_REFUSALS = (BufferError, ValueError, NotImplementedError, RuntimeError)
 
 
 def _source_device(x: Any) -> tuple[int, int] | None:

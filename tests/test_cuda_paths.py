@@ -487,3 +487,21 @@ def test_asarray_without_copy_refuses_a_move_with_value_error(fake):
     for source in (np.arange(3.0), dlarray.asarray([1.0])):
         with pytest.raises(ValueError, match="moving it needs a copy"):
             dlarray.asarray(source, device="cuda", copy=False)
+
+
+@pytest.mark.parametrize("refusal", [BufferError, ValueError, NotImplementedError, RuntimeError])
+def test_a_producer_refusing_the_device_any_way_is_copied_by_dlarray(fake, refusal):
+    # The spec says BufferError; NumPy < 2.3 raises ValueError and PyTorch
+    # NotImplementedError or RuntimeError.
+    class HostOnly(abi.Producer):
+        def __dlpack__(self, **kwargs):
+            if kwargs.get("dl_device") not in (None, (1, 0)):
+                raise refusal("unsupported device requested")
+            return super().__dlpack__(**kwargs)
+
+    producer = HostOnly(device=(1, 0), payload=np.arange(4, dtype=np.float32).tobytes())
+    x = dlarray.from_dlpack(producer, device="cuda")
+    assert x.device == dlarray.Device("cuda", 0)
+    assert host_values(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(BufferError, match="copy=False"):
+        dlarray.from_dlpack(producer, device="cuda", copy=False)
