@@ -109,8 +109,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
         if "dl_device" not in kwargs:
             raise
         if copy is False:
-            if isinstance(exc, BufferError):
-                raise
             raise BufferError(
                 f"from_dlpack(device={target!r}, copy=False): {type(x).__name__} cannot "
                 f"place its data there ({type(exc).__name__}: {exc}), and copy=False "
