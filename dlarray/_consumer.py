@@ -31,7 +31,7 @@ from typing import Any
 
 from dlarray import _core
 from dlarray._array import DLArray
-from dlarray._cuda.streams import CUDA_DEVICE_TYPES, consumer_stream
+from dlarray._cuda.streams import CUDA_DEVICE_TYPES, work_stream
 from dlarray._device import CUDA_KINDS, Device, DLDeviceType, as_device
 from dlarray._transfer import copy_array, copy_to_device
 
@@ -155,9 +155,9 @@ def _stream_for(source: tuple[int, int] | None, target: Device | None) -> int | 
         return None
     device_type, device_id = source
     if device_type != int(DLDeviceType.kDLCUDA):
-        return consumer_stream(None)
+        return work_stream(None)  # managed or pinned: the current GPU's
     _check_gpu_exists(device_id)
-    return consumer_stream(device_id)
+    return work_stream(device_id)
 
 
 def _check_gpu_exists(device_id: int) -> None:

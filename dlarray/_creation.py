@@ -10,9 +10,9 @@ import operator
 from typing import Any
 
 from dlarray._array import DLArray
-from dlarray._device import CPU, CUDA_KINDS, Device, as_device
+from dlarray._device import CPU, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, as_dtype
-from dlarray._transfer import copy_array, copy_to_device, new_array
+from dlarray._transfer import check_allocatable, copy_array, copy_to_device, new_array
 
 DEFAULT_FLOAT = DTYPES_BY_NAME["float64"]
 
@@ -29,24 +29,6 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
     if any(d < 0 for d in result):
         raise ValueError(f"shape {result} has a negative extent")
     return result
-
-
-def _check_allocatable(device: Device | None) -> None:
-    """Raise unless dlarray can allocate on ``device`` in this process:
-    ``ValueError`` for a kind it never allocates, and
-    :class:`~dlarray.CUDAUnavailableError` (a ``ValueError`` and a
-    ``BufferError``) naming what is missing for the CUDA kinds."""
-    if device is None or device == CPU:
-        return
-    if device.kind in CUDA_KINDS:
-        from dlarray._cuda.runtime import runtime
-
-        runtime()
-        return
-    raise ValueError(
-        f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') and "
-        f"CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
-    )
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
@@ -96,11 +78,6 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     )
 
 
-def copy_to_host(x: DLArray) -> DLArray:
-    """A new, writable, C-contiguous host array with the elements of ``x``."""
-    return copy_to_device(x, CPU)
-
-
 def asarray(
     obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None
 ) -> DLArray:
@@ -137,7 +114,8 @@ def asarray(
         raise TypeError(f"asarray(copy={copy!r}): copy must be None, True or False")
     want_dtype = None if dtype is None else as_dtype(dtype)
     target = None if device is None else as_device(device)
-    _check_allocatable(target)
+    if target is not None:
+        check_allocatable(target)
 
     copied = False
     if isinstance(obj, DLArray):
@@ -156,11 +134,11 @@ def asarray(
                     f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
                     f"making an array of it always copies; pass copy=None"
                 ) from None
-            made = numpy_engine.from_python(obj, want_dtype)
-            return made if target is None or target == CPU else copy_to_device(made, target)
-        import numpy as np
+            x, copied = numpy_engine.from_python(obj, want_dtype), True
+        else:
+            import numpy as np
 
-        x = numpy_engine.from_numpy(np.asarray(view))
+            x = numpy_engine.from_numpy(np.asarray(view))
 
     if want_dtype is not None and want_dtype is not x.dtype:
         if copy is False:

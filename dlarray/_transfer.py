@@ -36,6 +36,23 @@ def storage_bytes(shape: tuple[int, ...], dtype: DType, padded: bool) -> int:
     return (count * bits + 7) // 8
 
 
+def check_allocatable(device: Device) -> None:
+    """Raise unless dlarray can allocate on ``device`` in this process:
+    ``ValueError`` for a kind it never allocates, and
+    :class:`~dlarray.CUDAUnavailableError` (a ``ValueError`` and a
+    ``BufferError``) naming what is missing for the CUDA kinds."""
+    if device == CPU:
+        return
+    if device.kind not in CUDA_KINDS:
+        raise ValueError(
+            f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') "
+            f"and CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
+        )
+    from dlarray._cuda.runtime import runtime
+
+    runtime()
+
+
 def new_array(
     shape: tuple[int, ...], dtype: DType, device: Device, *, zero: bool, padded: bool = False
 ) -> DLArray:
@@ -45,23 +62,17 @@ def new_array(
     if device == CPU:
         storage: object = HostStorage(nbytes, zero=zero)
         pointer = storage.pointer  # type: ignore[attr-defined]
-    elif device.kind in CUDA_KINDS:
-        from dlarray._cuda.streams import work_stream
+    else:
+        check_allocatable(device)
+        from dlarray._cuda.runtime import on_device
+        from dlarray._cuda.streams import gpu_of, work_stream
         from dlarray._storage.cuda import allocate
 
         storage = allocate(device, nbytes)
         pointer = storage.pointer
         if zero and nbytes:
-            from dlarray._cuda.runtime import on_device
-            from dlarray._cuda.streams import gpu_of
-
             with on_device(gpu_of(device)) as rt:
                 rt.memset_async(pointer, 0, nbytes, work_stream())
-    else:
-        raise ValueError(
-            f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') "
-            f"and CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
-        )
     flags = _core.ARRAY_PADDED if padded else 0
     return _core.new_array(storage, pointer, 0, shape, None, dtype.dlpack, device.dlpack, flags)
 
@@ -97,8 +108,9 @@ def copy_array(x: DLArray) -> DLArray:
 
 
 def _compact_on_host(x: DLArray) -> DLArray:
-    if x.device != CPU:
-        _wait_for_gpu_work(x.device)
+    from dlarray._cuda.streams import synchronize_for_host
+
+    synchronize_for_host(x.device)
     out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)
     out._copy_from(x)
     return out
@@ -110,14 +122,6 @@ def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
 
     compact = cupy_engine.wrap(cupy_engine.to_cupy(x).copy(order="C"))
     return compact if target == x.device else copy_to_device(compact, target)
-
-
-def _wait_for_gpu_work(device: Device) -> None:
-    """Wait for dlarray's GPU work before the host reads CUDA ``device`` memory."""
-    if device.kind in CUDA_KINDS:
-        from dlarray._cuda.streams import gpu_of, synchronize_for_host
-
-        synchronize_for_host(gpu_of(device))
 
 
 def _first_byte(x: DLArray) -> int:

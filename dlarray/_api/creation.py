@@ -15,13 +15,13 @@ import numpy as np
 
 from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
-from dlarray._creation import _check_allocatable, asarray, empty, zeros
+from dlarray._creation import asarray, empty, zeros
 from dlarray._cuda.streams import order_for_consumer, parse_stream
 from dlarray._device import CUDA_KINDS, Device, as_device
 from dlarray._dtypes import DType, as_dtype
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
-from dlarray._transfer import copy_to_device
+from dlarray._transfer import HOST_READABLE, check_allocatable, copy_to_device
 
 __all__ = [
     "arange",
@@ -77,12 +77,9 @@ def _fill_view(out: DLArray) -> Any:
     """A writable engine view for filling a new array in place.  Managed and
     pinned memory are host memory that the engines do not compute on (see
     docs/cuda.md), but filling writes no new array, so NumPy may view them."""
-    if out.device.kind in _HOST_FILLED:
+    if out.device.kind in HOST_READABLE and out.device.kind != "cpu":
         return np.from_dlpack(out)
     return to_numpy(out)
-
-
-_HOST_FILLED = frozenset({"cuda_managed", "cuda_host"})
 
 
 def _filled(shape: Any, value: Any, dtype: DType, device: Any) -> DLArray:
@@ -380,7 +377,7 @@ def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
         parse_stream(stream, "to_device")
     if target == x.device:
         return x
-    _check_allocatable(target)
+    check_allocatable(target)
     out = copy_to_device(x, target)
     if stream is not None:
         order_for_consumer(stream, target, "to_device")

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
-from dlarray._creation import _check_allocatable
 from dlarray._device import as_device
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import cast, numpy_dtype
@@ -19,7 +18,7 @@ from dlarray._rules import (  # result_type is re-exported
     promote,
     result_type,
 )
-from dlarray._transfer import copy_array, copy_to_device
+from dlarray._transfer import check_allocatable, copy_array, copy_to_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -49,7 +48,7 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
         )
     target = x.device if device is None else as_device(device)
     if target != x.device:
-        _check_allocatable(target)
+        check_allocatable(target)
     if dtype is not x.dtype:
         with np.errstate(all="ignore"):  # float -> int of NaN/inf is unspecified, not an error
             x = cast(x, dtype)

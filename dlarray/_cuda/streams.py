@@ -34,7 +34,8 @@ Without a loaded CUDA runtime dlarray cannot have queued work on the
 memory (every copy and kernel of its own needs the runtime), so after
 validation there is nothing to order.
 
-As consumer (:func:`consumer_stream`), dlarray passes its work stream.
+As consumer, dlarray passes its work stream (:func:`work_stream`) on the
+producer's GPU.
 
 dlarray's *work stream* is CuPy's current stream when CuPy has been
 imported (dlarray computes with CuPy, so that is where its kernels run),
@@ -45,15 +46,14 @@ from __future__ import annotations
 
 import sys
 
-from dlarray._device import CUDA_KINDS, Device, DLDeviceType
+from dlarray._device import CUDA_KINDS, Device
 
 LEGACY_DEFAULT = 1
 PER_THREAD_DEFAULT = 2
 NO_SYNC = -1
 
-CUDA_DEVICE_TYPES = frozenset(
-    {int(DLDeviceType.kDLCUDA), int(DLDeviceType.kDLCUDAManaged), int(DLDeviceType.kDLCUDAHost)}
-)
+#: The DLPack device types of the CUDA memory kinds.
+CUDA_DEVICE_TYPES = frozenset(Device(kind).dlpack[0] for kind in CUDA_KINDS)
 
 
 def parse_stream(stream: object, func: str) -> int:
@@ -110,13 +110,12 @@ def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__")
 
     if not available():
         return  # no runtime: dlarray cannot have queued work on this memory
-    gpu = gpu_of(device)
     if stream is None and device.kind != "cuda":
         # Managed and pinned memory are host memory too, and the consumers
         # that pass no stream (NumPy) read them from the host at once.
-        synchronize_for_host(gpu)
+        synchronize_for_host(device)
         return
-    with on_device(gpu) as rt:
+    with on_device(gpu_of(device)) as rt:
         producer = work_stream()
         if consumer == producer:
             return
@@ -134,18 +133,14 @@ def gpu_of(device: Device) -> int | None:
     return device.index if device.kind == "cuda" else None
 
 
-def consumer_stream(device_index: int | None) -> int:
-    """The ``stream`` dlarray passes when it imports CUDA memory: its own
-    work stream on that GPU, where it will use the data."""
-    return work_stream(device_index)
-
-
-def synchronize_for_host(device_index: int | None) -> None:
-    """Block until dlarray's work on GPU ``device_index`` is done, before the
-    host reads managed or pinned memory."""
+def synchronize_for_host(device: Device) -> None:
+    """Block until dlarray's work on CUDA memory ``device`` is done, before
+    the host reads it (nothing to wait for on other devices)."""
+    if device.kind not in CUDA_KINDS:
+        return
     from dlarray._cuda.runtime import available, on_device
 
     if not available():
         return  # no runtime: no work of dlarray's can be pending
-    with on_device(device_index) as rt:
+    with on_device(gpu_of(device)) as rt:
         rt.stream_synchronize(work_stream())
