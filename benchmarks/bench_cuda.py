@@ -37,21 +37,19 @@ Usage::
 
 from __future__ import annotations
 
-import gc
 import importlib
 import importlib.util
 import json
 import platform
-import statistics
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy
-from _harness import parse_args, time_batch
+from _harness import Case, calibrate, parse_args
+from _harness import measure as harness_measure
 
 import dlarray
 
@@ -61,24 +59,6 @@ GIB = 1 << 30
 # Latency: (rounds, target seconds per batch); bandwidth: rounds.
 FULL = (101, 2e-3, 7)
 QUICK = (15, 2e-4, 3)
-
-
-@dataclass
-class Case:
-    """One timed call, with its per-call times in ns (one per round)."""
-
-    label: str
-    call: Callable[[], Any]
-    batch: int = 1
-    per_call_ns: list[float] = field(default_factory=list)
-
-    @property
-    def median_ns(self) -> float:
-        return statistics.median(self.per_call_ns)
-
-    @property
-    def best_ns(self) -> float:
-        return min(self.per_call_ns)
 
 
 @dataclass
@@ -166,25 +146,9 @@ def bandwidth_rows(cupy: Any) -> list[Row]:
     ]
 
 
-def calibrate(case: Case, target_s: float) -> None:
-    """Double ``case.batch`` until one batch takes at least ``target_s``."""
-    while time_batch(case.call, case.batch) < target_s * 1e9 and case.batch < 1 << 24:
-        case.batch *= 2
-
-
 def measure(cases: list[Case], rounds: int, what: str) -> None:
-    """Time ``rounds`` batches of every case, round-robin, filling ``per_call_ns``."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for r in range(rounds):
-            for case in cases:
-                case.per_call_ns.append(time_batch(case.call, case.batch) / case.batch)
-            if (r + 1) % max(1, rounds // 5) == 0 or r + 1 == rounds:
-                _progress(f"{what}: round {r + 1}/{rounds}")
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    """The harness's round-robin measurement, its progress lines labelled ``what``."""
+    harness_measure(cases, rounds, lambda line: _progress(f"{what}: {line}"))
 
 
 def _cases(rows: list[Row]) -> list[Case]:

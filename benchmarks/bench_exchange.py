@@ -41,20 +41,18 @@ Usage::
 
 from __future__ import annotations
 
-import gc
 import importlib
 import json
 import platform
-import statistics
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy
-from _harness import parse_args, time_batch
+from _harness import Case, calibrate, measure, parse_args
 
 import dlarray
 
@@ -66,20 +64,6 @@ QUICK = (15, 2e-4)
 
 
 @dataclass
-class Case:
-    """One timed call, with its per-call times in ns (one per round)."""
-
-    label: str
-    call: Callable[[], Any]
-    batch: int = 1
-    per_call_ns: list[float] = field(default_factory=list)
-
-    @property
-    def median_ns(self) -> float:
-        return statistics.median(self.per_call_ns)
-
-
-@dataclass
 class Row:
     """A dlarray-side case and its NumPy-side baseline, for one array size."""
 
@@ -87,27 +71,6 @@ class Row:
     size: str
     subject: Case
     baseline: Case
-
-
-def calibrate(case: Case, target_s: float) -> None:
-    """Double ``case.batch`` until one batch takes at least ``target_s``."""
-    while time_batch(case.call, case.batch) < target_s * 1e9 and case.batch < 1 << 24:
-        case.batch *= 2
-
-
-def measure(cases: list[Case], rounds: int) -> None:
-    """Time ``rounds`` batches of every case, round-robin, filling ``per_call_ns``."""
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for r in range(rounds):
-            for case in cases:
-                case.per_call_ns.append(time_batch(case.call, case.batch) / case.batch)
-            if (r + 1) % max(1, rounds // 5) == 0 or r + 1 == rounds:
-                _progress(f"round {r + 1}/{rounds}")
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _progress(message: str) -> None:
@@ -184,7 +147,7 @@ def run(quick: bool) -> list[Row]:
     for case in cases:
         calibrate(case, target_s)
     _progress(f"measuring {rounds} rounds, batches of >= {target_s * 1e3:g} ms")
-    measure(cases, rounds)
+    measure(cases, rounds, _progress)
     return rows
 
 
