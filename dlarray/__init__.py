@@ -36,6 +36,7 @@ from dlarray._array import DLArray
 from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
+from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
 __array_api_version__ = "2025.12"
@@ -68,6 +69,7 @@ globals().update(DTYPES_BY_NAME)
 
 __all__ = [
     "CUDAUnavailableError",
+    "SYCLUnavailableError",
     "DLArray",
     "DLDeviceType",
     "DType",

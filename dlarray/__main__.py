@@ -131,7 +131,7 @@ PEERS: tuple[Peer, ...] = (
          lambda a: a.data.ptr, lambda a: a.get().tolist(), device="cuda"),
     Peer("dpnp", lambda m, v: m.asarray(v, dtype="float32"), lambda m: m.from_dlpack,
          lambda a: a.__sycl_usm_array_interface__["data"][0], lambda a: a.asnumpy().tolist(),
-         device="oneapi"),
+         device="sycl"),
     Peer("tvm_ffi", _tvm_ffi_make, lambda m: m.from_dlpack,
          lambda t: t.data_ptr(), _numpy_list),
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dlarray import _core
-from dlarray._device import CPU, Device
+from dlarray._device import CPU, SYCL_KINDS, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -269,6 +269,10 @@ class DLArray(_core.ArrayBase):
         cannot reach that device."""
         from dlarray._transfer import copy_to_device
 
+        # A copy on the array's own device keeps its memory kind (the SYCL
+        # kinds share one device type).
+        if tuple(dl_device) == self._dl_device:
+            return copy_to_device(self, self.device)
         try:
             target = Device.from_dlpack(dl_device)
         except ValueError as exc:  # a negative id, say
@@ -277,14 +281,22 @@ class DLArray(_core.ArrayBase):
 
     def _dlpack_check_stream(self, stream: object) -> None:
         """Validate ``stream`` and order dlarray's work before it, for arrays
-        on devices with streams (see :mod:`dlarray._cuda.streams`)."""
+        not in plain host memory (see :mod:`dlarray._cuda.streams` and
+        :mod:`dlarray._sycl.exchange`)."""
+        device = self.device
+        if device.kind in SYCL_KINDS:
+            from dlarray._sycl import exchange
+
+            exchange.check_exportable(self._owner, device)
+            exchange.order_for_consumer(stream, device)
+            return
         from dlarray._cuda.streams import order_for_consumer
 
-        order_for_consumer(stream, self.device)
+        order_for_consumer(stream, device)
 
 
 _core.register_array_type(DLArray)
-_core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, Device.from_dlpack)
+_core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, device_of)
 
 
 def retag(x: DLArray, dtype: DType, *, padded: bool | None = None) -> DLArray:

@@ -12,8 +12,9 @@ The protocol, as DLPack's Python specification writes it:
    the producer's deleter.
 
 Streams: a producer whose ``__dlpack_device__`` is a CUDA memory kind is
-passed dlarray's work stream (see :mod:`dlarray._cuda.streams`), host
-producers ``stream=None``.  ``stream`` is always passed, never left out,
+passed dlarray's work stream (see :mod:`dlarray._cuda.streams`), a SYCL
+producer dlarray's queue on that device (see :mod:`dlarray._sycl.exchange`),
+host producers ``stream=None``.  ``stream`` is always passed, never left out,
 because PyTorch's default is -1 ("do not synchronise"), not the spec's None.  When ``device=``
 asks for memory the producer cannot place there (NumPy cannot export to a
 GPU), dlarray takes the data where it is and copies it itself, unless
@@ -32,7 +33,8 @@ from typing import Any
 from dlarray import _core
 from dlarray._array import DLArray
 from dlarray._cuda.streams import CUDA_DEVICE_TYPES, work_stream
-from dlarray._device import CUDA_KINDS, Device, DLDeviceType, as_device
+from dlarray._device import CUDA_KINDS, SYCL_KINDS, Device, DLDeviceType, as_device
+from dlarray._sycl.exchange import check_import
 from dlarray._transfer import copy_array, copy_to_device
 
 MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
@@ -146,9 +148,12 @@ def _source_device(x: Any) -> tuple[int, int] | None:
         return None
 
 
-def _stream_for(source: tuple[int, int] | None, target: Device | None) -> int | None:
-    """The ``stream`` to pass: dlarray's work stream when the data stays in
-    CUDA memory; None (the only value allowed) when it comes to the host."""
+def _stream_for(source: tuple[int, int] | None, target: Device | None) -> Any:
+    """The ``stream`` to pass: dlarray's work stream (CUDA) or queue (SYCL)
+    when the data stays in that device's memory; None (the only value
+    allowed) when it comes to the host."""
+    if source is not None and source[0] == DLDeviceType.kDLOneAPI:
+        return _queue_for(source[1], target)
     if source is None or source[0] not in CUDA_DEVICE_TYPES:
         return None
     if target is not None and target.kind not in CUDA_KINDS:
@@ -158,6 +163,16 @@ def _stream_for(source: tuple[int, int] | None, target: Device | None) -> int | 
         return work_stream(None)  # managed or pinned: the current GPU's
     _check_gpu_exists(device_id)
     return work_stream(device_id)
+
+
+def _queue_for(device_id: int, target: Device | None) -> Any:
+    if target is not None and target.kind not in SYCL_KINDS:
+        return None
+    from dlarray._sycl import runtime
+
+    if not runtime.available():
+        return None  # the import check refuses the tensor, saying why
+    return runtime.work_queue(device_id)
 
 
 def _check_gpu_exists(device_id: int) -> None:
@@ -198,3 +213,4 @@ def _no_dlpack(x: Any) -> AttributeError:
 
 
 _core.set_general_from_dlpack(from_dlpack)
+_core.set_sycl_importer(check_import)

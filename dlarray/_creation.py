@@ -86,7 +86,8 @@ def asarray(
     Parameters
     ----------
     obj
-        A DLArray; any object with ``__dlpack__`` (imported zero-copy); an
+        A DLArray; any object with ``__dlpack__`` (imported zero-copy); a
+        ``dpctl.memory`` USM allocation (shared zero-copy, as ``uint8``); an
         object with the buffer protocol (``bytes``, ``array.array``,
         ``memoryview``; shared zero-copy); or a Python scalar or nested
         sequence (always copied).
@@ -125,6 +126,8 @@ def asarray(
         # ValueError, rather than by the producer (a BufferError).
         x = from_dlpack(obj, device=None if copy is False else target, copy=copy)
         copied = copy is True
+    elif type(obj).__module__.startswith("dpctl.memory"):
+        x = _from_usm_memory(obj)
     else:
         try:
             view = memoryview(obj)
@@ -157,3 +160,17 @@ def asarray(
     if copy is True and not copied:
         return copy_array(x)
     return x
+
+
+def _from_usm_memory(memory: Any) -> DLArray:
+    """A ``uint8`` array over a ``dpctl.memory`` allocation, zero-copy.
+    (Such memory may sit outside the default context; then dlarray copies
+    it but refuses to export it: see dlarray._sycl.exchange.)"""
+    from dlarray import _core
+    from dlarray._storage.sycl import wrap
+
+    storage = wrap(memory)
+    dtype = as_dtype("uint8").dlpack
+    return _core.new_array(
+        storage, storage.pointer, 0, (storage.nbytes,), None, dtype, storage.device.dlpack, 0
+    )

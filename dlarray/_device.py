@@ -3,7 +3,9 @@
 A :class:`Device` is a memory kind plus an index, named the Array API way
 (``Device("cpu")``, ``Device("cuda", 1)``).  Each kind corresponds to one
 DLPack ``DLDeviceType``; the table ``_KINDS`` is the only place that pairs
-them.
+them.  The three SYCL USM kinds share ``kDLOneAPI`` (DLPack does not say
+which kind a pointer is; dpctl does), and a bare ``(14, i)`` pair means
+``Device("sycl", i)``, device memory.
 """
 
 from __future__ import annotations
@@ -47,13 +49,18 @@ _KINDS: Final[dict[str, DLDeviceType]] = {
     "rocm": DLDeviceType.kDLROCM,
     "rocm_host": DLDeviceType.kDLROCMHost,
     "ext_dev": DLDeviceType.kDLExtDev,
-    "oneapi": DLDeviceType.kDLOneAPI,
+    "sycl": DLDeviceType.kDLOneAPI,
+    "sycl_shared": DLDeviceType.kDLOneAPI,
+    "sycl_host": DLDeviceType.kDLOneAPI,
     "webgpu": DLDeviceType.kDLWebGPU,
     "hexagon": DLDeviceType.kDLHexagon,
     "maia": DLDeviceType.kDLMAIA,
     "trn": DLDeviceType.kDLTrn,
 }
-_NAMES: Final[dict[int, str]] = {int(t): name for name, t in _KINDS.items()}
+# DLDeviceType -> kind name: the first kind of each type ("sycl" for kDLOneAPI).
+_NAMES: Final[dict[int, str]] = {}
+for _name, _type in _KINDS.items():
+    _NAMES.setdefault(int(_type), _name)
 
 
 class Device:
@@ -63,9 +70,11 @@ class Device:
     ----------
     kind : str
         ``"cpu"``, ``"cuda"``, ``"cuda_host"``, ``"cuda_managed"``,
-        ``"oneapi"``, or another DLPack device kind.
+        ``"sycl"``, ``"sycl_shared"``, ``"sycl_host"``, or another DLPack
+        device kind.
     index : int, optional
-        Device ordinal; 0 for host memory.
+        Device ordinal; 0 for host memory.  For the SYCL kinds, the index of
+        the root device in ``dpctl.get_devices()``.
 
     Examples
     --------
@@ -130,6 +139,21 @@ CPU: Final = Device("cpu", 0)
 
 #: The memory kinds dlarray allocates through the CUDA runtime.
 CUDA_KINDS: Final = frozenset({"cuda", "cuda_managed", "cuda_host"})
+
+#: The SYCL USM kinds (device, shared, host), allocated through dpctl.
+SYCL_KINDS: Final = frozenset({"sycl", "sycl_shared", "sycl_host"})
+
+
+def device_of(pair: tuple[int, int], owner: object) -> Device:
+    """The Device of an array's memory (the C getter ``device`` calls this
+    for anything but the CPU).  The pair names it, except for kDLOneAPI,
+    where the owner -- dlarray's SYCL storage, or an imported tensor the
+    SYCL import check labelled -- says which USM kind it is."""
+    if pair[0] == DLDeviceType.kDLOneAPI:
+        device = getattr(owner, "assigned_device", None) or getattr(owner, "device", None)
+        if isinstance(device, Device):
+            return device
+    return Device.from_dlpack(pair)
 
 
 def as_device(device: object) -> Device:

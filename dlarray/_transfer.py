@@ -5,25 +5,32 @@ One copy primitive serves every path that moves data: ``to_device``,
 producer's ``__dlpack__(dl_device=..., copy=True)``.  Host-to-host copies
 are the C core's strided copy; anything touching CUDA memory is one
 ``cudaMemcpyAsync`` (direction inferred from unified addresses) on dlarray's
-work stream, followed by a wait when the host will read the result.
+work stream, followed by a wait when the host will read the result;
+anything touching SYCL USM is one ``queue.memcpy`` (which waits) on the
+queue of the SYCL end, after that queue's pending work.  CUDA and SYCL
+memory never meet: a copy between them goes through the host.
 
 Every copy is C-contiguous.  A non-contiguous source in host-readable
 memory is compacted on the host first (the C core's strided copy).  One in
 GPU memory is copied to the host as the byte span its elements cover and
 compacted there, so device-to-host copies need no kernel and work without
-CuPy; a non-contiguous GPU-to-GPU copy is compacted by CuPy.
+CuPy; a non-contiguous GPU-to-GPU copy is compacted by CuPy, and a
+non-contiguous SYCL device-memory copy goes through the host.
 """
 
 from __future__ import annotations
 
+import ctypes
+from typing import Any
+
 from dlarray import _core
 from dlarray._array import DLArray
-from dlarray._device import CPU, CUDA_KINDS, Device
+from dlarray._device import CPU, CUDA_KINDS, SYCL_KINDS, Device
 from dlarray._dtypes import DType
 from dlarray._storage import HostStorage
 
-# Memory the host may read directly (after synchronising for the CUDA kinds).
-HOST_READABLE = frozenset({"cpu", "cuda_host", "cuda_managed"})
+# Memory the host may read directly (after waiting for the device's work).
+HOST_READABLE = frozenset({"cpu", "cuda_host", "cuda_managed", "sycl_host", "sycl_shared"})
 
 
 def storage_bytes(shape: tuple[int, ...], dtype: DType, padded: bool) -> int:
@@ -39,14 +46,21 @@ def storage_bytes(shape: tuple[int, ...], dtype: DType, padded: bool) -> int:
 def check_allocatable(device: Device) -> None:
     """Raise unless dlarray can allocate on ``device`` in this process:
     ``ValueError`` for a kind it never allocates, and
-    :class:`~dlarray.CUDAUnavailableError` (a ``ValueError`` and a
-    ``BufferError``) naming what is missing for the CUDA kinds."""
+    :class:`~dlarray.CUDAUnavailableError` or
+    :class:`~dlarray.SYCLUnavailableError` (each a ``ValueError`` and a
+    ``BufferError``) naming what is missing for the CUDA and SYCL kinds."""
     if device == CPU:
+        return
+    if device.kind in SYCL_KINDS:
+        from dlarray._sycl.runtime import root_device
+
+        root_device(device.index)
         return
     if device.kind not in CUDA_KINDS:
         raise ValueError(
-            f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu') "
-            f"and CUDA memory ('cuda', 'cuda_managed', 'cuda_host')"
+            f"dlarray cannot allocate memory on {device}; it allocates host memory ('cpu'), "
+            f"CUDA memory ('cuda', 'cuda_managed', 'cuda_host') and SYCL USM ('sycl', "
+            f"'sycl_shared', 'sycl_host')"
         )
     from dlarray._cuda.runtime import runtime
 
@@ -62,6 +76,13 @@ def new_array(
     if device == CPU:
         storage: object = HostStorage(nbytes, zero=zero)
         pointer = storage.pointer  # type: ignore[attr-defined]
+    elif device.kind in SYCL_KINDS:
+        from dlarray._storage.sycl import allocate as allocate_usm
+
+        usm = allocate_usm(device, nbytes)
+        storage, pointer = usm, usm.pointer
+        if zero and nbytes:
+            usm.owner.memset(0)  # type: ignore[attr-defined]
     else:
         check_allocatable(device)
         from dlarray._cuda.runtime import on_device
@@ -80,17 +101,23 @@ def new_array(
 def copy_to_device(x: DLArray, target: Device) -> DLArray:
     """A new, writable, C-contiguous copy of ``x`` on ``target``."""
     source = x.device
-    for end in (source, target):
-        if end.kind not in CUDA_KINDS and end != CPU:
-            raise BufferError(
-                f"dlarray cannot copy from {source} to {target}: it moves data between host "
-                f"memory and the CUDA memory kinds only"
-            )
+    families = {_family(source), _family(target)}
+    if None in families:
+        raise BufferError(
+            f"dlarray cannot copy from {source} to {target}: it moves data between host "
+            f"memory, the CUDA memory kinds and the SYCL USM kinds"
+        )
+    if not getattr(x._owner, "in_default_context", True):
+        return copy_to_device(_host_copy_of_foreign(x), target)
+    if families == {"cuda", "sycl"}:
+        return copy_to_device(copy_to_device(x, CPU), target)
     if not x._is_c_contiguous():
         if source.kind in HOST_READABLE:
             x, source = _compact_on_host(x), CPU
         elif target.kind in HOST_READABLE:
             return _copy_span(x, source, target)
+        elif source.kind in SYCL_KINDS:
+            return copy_to_device(_copy_span(x, source, CPU), target)
         else:
             return _compact_on_gpu(x, target)
     if source == CPU and target == CPU:
@@ -107,9 +134,45 @@ def copy_array(x: DLArray) -> DLArray:
     return copy_to_device(x, x.device)
 
 
-def _compact_on_host(x: DLArray) -> DLArray:
-    from dlarray._cuda.streams import synchronize_for_host
+def _family(device: Device) -> str | None:
+    if device == CPU:
+        return "host"
+    if device.kind in CUDA_KINDS:
+        return "cuda"
+    if device.kind in SYCL_KINDS:
+        return "sycl"
+    return None
 
+
+def _host_copy_of_foreign(x: DLArray) -> DLArray:
+    """``x``'s whole allocation copied to the host by its own queue, viewed
+    as ``x``: for SYCL memory outside the default context, which dlarray's
+    queues cannot address."""
+    storage: Any = x._owner
+    memory = storage.owner
+    memory.sycl_queue.wait()
+    raw = memory.copy_to_host()  # a NumPy uint8 array of every byte
+    offset = int(x._data) + int(x._byte_offset) - storage.pointer
+    flags = _core.ARRAY_PADDED if x._padded else 0
+    return _core.new_array(
+        raw, raw.ctypes.data, offset, x.shape, x._strides, x.dtype.dlpack, CPU.dlpack, flags
+    )
+
+
+def synchronize_for_host(device: Device) -> None:
+    """Wait until the work queued on ``device``'s memory is done, before the
+    host reads it."""
+    if device.kind in SYCL_KINDS:
+        from dlarray._sycl.runtime import synchronize
+
+        synchronize(device.index)
+        return
+    from dlarray._cuda.streams import synchronize_for_host as cuda_synchronize
+
+    cuda_synchronize(device)
+
+
+def _compact_on_host(x: DLArray) -> DLArray:
     synchronize_for_host(x.device)
     out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)
     out._copy_from(x)
@@ -150,8 +213,11 @@ def _copy_span(x: DLArray, source: Device, target: Device) -> DLArray:
 
 def _memcpy(dst: DLArray, src_address: int, nbytes: int, source: Device, target: Device) -> None:
     """One ``cudaMemcpyAsync`` on the work stream of the GPU involved, and a
-    wait when the host reads the result next."""
+    wait when the host reads the result next; or one SYCL ``memcpy``."""
     if nbytes == 0:
+        return
+    if source.kind in SYCL_KINDS or target.kind in SYCL_KINDS:
+        _usm_memcpy(_first_byte(dst), src_address, nbytes, source, target)
         return
     from dlarray._cuda.runtime import on_device
     from dlarray._cuda.streams import gpu_of, work_stream
@@ -161,3 +227,22 @@ def _memcpy(dst: DLArray, src_address: int, nbytes: int, source: Device, target:
         rt.memcpy_async(_first_byte(dst), src_address, nbytes, stream)
         if target.kind in HOST_READABLE:
             rt.stream_synchronize(stream)
+
+
+def _usm_memcpy(
+    dst_address: int, src_address: int, nbytes: int, source: Device, target: Device
+) -> None:
+    """``queue.memcpy`` on dlarray's queue of the SYCL device involved, after
+    the work already queued there (which may still be writing the source)."""
+    from dlarray._sycl.runtime import usm_memory, work_queue
+
+    index = (source if source.kind in SYCL_KINDS else target).index
+    queue = work_queue(index)
+    queue.wait()
+
+    def end(device: Device, address: int) -> Any:
+        if device.kind in SYCL_KINDS:
+            return usm_memory(address, nbytes, device.index)
+        return (ctypes.c_char * nbytes).from_address(address)  # host bytes, writable
+
+    queue.memcpy(end(target, dst_address), end(source, src_address), nbytes)

@@ -2,6 +2,7 @@
 
 from dlarray._storage import HostStorage, Storage
 from dlarray._storage.cuda import CudaDeviceStorage, CudaManagedStorage, CudaPinnedStorage
+from dlarray._storage.sycl import SyclDeviceStorage, SyclHostStorage, SyclSharedStorage
 
 __all__ = [
     "CudaDeviceStorage",
@@ -9,4 +10,7 @@ __all__ = [
     "CudaPinnedStorage",
     "HostStorage",
     "Storage",
+    "SyclDeviceStorage",
+    "SyclHostStorage",
+    "SyclSharedStorage",
 ]

@@ -79,7 +79,8 @@ def int_arg(value: Any, func: str, name: str) -> int:
 def result(a: Any, dtype: DType) -> DLArray:
     """A fresh engine result brought back as a DLArray of exactly ``dtype``
     (NumPy's result dtype sometimes differs from the standard's)."""
-    a = np.asarray(a)
+    if not hasattr(a, "astype"):  # a Python scalar (engine arrays have astype)
+        a = np.asarray(a)
     target = numpy_dtype(dtype)
     if a.dtype != target:
         a = a.astype(target)

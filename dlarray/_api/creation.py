@@ -17,11 +17,11 @@ from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import asarray, empty, zeros
 from dlarray._cuda.streams import order_for_consumer, parse_stream
-from dlarray._device import CUDA_KINDS, Device, as_device
+from dlarray._device import CUDA_KINDS, SYCL_KINDS, Device, as_device
 from dlarray._dtypes import DType, as_dtype
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
-from dlarray._transfer import HOST_READABLE, check_allocatable, copy_to_device
+from dlarray._transfer import check_allocatable, copy_to_device
 
 __all__ = [
     "arange",
@@ -77,9 +77,13 @@ def _fill_view(out: DLArray) -> Any:
     """A writable engine view for filling a new array in place.  Managed and
     pinned memory are host memory that the engines do not compute on (see
     docs/cuda.md), but filling writes no new array, so NumPy may view them."""
-    if out.device.kind in HOST_READABLE and out.device.kind != "cpu":
+    if out.device.kind in _CUDA_HOST_MEMORY:
         return np.from_dlpack(out)
     return to_numpy(out)
+
+
+# CUDA memory NumPy can view for a fill (see _fill_view).
+_CUDA_HOST_MEMORY = frozenset({"cuda_host", "cuda_managed"})
 
 
 def _filled(shape: Any, value: Any, dtype: DType, device: Any) -> DLArray:
@@ -366,19 +370,25 @@ def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
 def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
     """``x`` on ``device``: ``x`` itself when already there, else a copy.
 
-    ``stream`` (CUDA targets only, DLPack's encoding: 1 legacy default, 2
-    per-thread default, a ``cudaStream_t``, or -1) is the stream that will
-    use the result: the copy is ordered before it.
+    ``stream`` is where the result will be used, and the copy is ordered
+    before it: for CUDA targets, DLPack's encoding (1 legacy default, 2
+    per-thread default, a ``cudaStream_t``, or -1); for SYCL targets, a
+    ``dpctl.SyclQueue``.
     """
     target = as_device(device)
-    if stream is not None and target.kind not in CUDA_KINDS:
+    if stream is not None and target.kind not in CUDA_KINDS | SYCL_KINDS:
         raise ValueError(f"to_device(stream={stream!r}): {target} has no streams; pass stream=None")
-    if stream is not None:
+    if stream is not None and target.kind in CUDA_KINDS:
         parse_stream(stream, "to_device")
     if target == x.device:
         return x
     check_allocatable(target)
     out = copy_to_device(x, target)
     if stream is not None:
-        order_for_consumer(stream, target, "to_device")
+        if target.kind in SYCL_KINDS:
+            from dlarray._sycl.exchange import order_for_consumer as order_for_queue
+
+            order_for_queue(stream, target, "to_device")
+        else:
+            order_for_consumer(stream, target, "to_device")
     return out

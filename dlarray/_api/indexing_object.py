@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._operands import scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._array import DLArray
@@ -30,6 +28,7 @@ def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
     if not any(isinstance(k, DLArray) for k in items):
         return None
     converted: list[Any] = []
+    has_array = False  # an index array stays (engine views: NumPy, CuPy or dpnp arrays)
     for k in items:
         if isinstance(k, DLArray):
             if k.dtype not in _INDEX_DTYPES:
@@ -41,6 +40,7 @@ def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
                 converted.append(int(to_numpy(k)))  # a 0-d integer array is an integer
                 continue
             converted.append(to_numpy(k))
+            has_array = True
         elif k is None or k is Ellipsis or isinstance(k, slice):
             converted.append(k)
         elif isinstance(k, bool) or not hasattr(type(k), "__index__"):
@@ -50,9 +50,7 @@ def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
             )
         else:
             converted.append(k)
-    if all(not isinstance(k, np.ndarray) for k in converted):
-        return None
-    return tuple(converted)
+    return tuple(converted) if has_array else None
 
 
 def _basic_key(key: Any) -> Any:

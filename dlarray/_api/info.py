@@ -29,14 +29,10 @@ class Info:
 
     def devices(self) -> tuple[Device, ...]:
         """Every device dlarray can allocate on in this process (a tuple, as
-        of 2025.12): the CPU, then, where a CUDA runtime and GPU exist, each
-        GPU and the managed and pinned memory kinds."""
-        from dlarray._cuda.runtime import available, runtime
-
-        if not available():
-            return (CPU,)
-        gpus = tuple(Device("cuda", i) for i in range(runtime().device_count()))
-        return (CPU, *gpus, Device("cuda_managed", 0), Device("cuda_host", 0))
+        of 2025.12): the CPU; where a CUDA runtime and GPU exist, each GPU
+        and the managed and pinned memory kinds; where dpctl is installed,
+        the device, shared and host USM of each SYCL device that has them."""
+        return (CPU, *_cuda_devices(), *_sycl_devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
         """The default dtype per kind: float64, complex128, int64, int64."""
@@ -86,3 +82,34 @@ def __array_namespace_info__() -> Info:
     ['float32', 'float64']
     """
     return _INFO
+
+
+def _cuda_devices() -> tuple[Device, ...]:
+    from dlarray._cuda.runtime import available, runtime
+
+    if not available():
+        return ()
+    gpus = tuple(Device("cuda", i) for i in range(runtime().device_count()))
+    return (*gpus, Device("cuda_managed", 0), Device("cuda_host", 0))
+
+
+def _sycl_devices() -> tuple[Device, ...]:
+    import importlib.util
+
+    if importlib.util.find_spec("dpctl") is None:
+        return ()  # without dpctl, no probe (importing it loads the SYCL runtime)
+    from dlarray._sycl.runtime import available, root_devices
+
+    if not available():
+        return ()
+    aspects = {
+        "sycl": "has_aspect_usm_device_allocations",
+        "sycl_shared": "has_aspect_usm_shared_allocations",
+        "sycl_host": "has_aspect_usm_host_allocations",
+    }
+    return tuple(
+        Device(kind, index)
+        for index, device in enumerate(root_devices())
+        for kind, aspect in aspects.items()
+        if getattr(device, aspect)
+    )

@@ -161,7 +161,12 @@ def tensordot(
                 f"tensordot: axis {i} of x1 (size {a1.shape[i]}) and axis {j} of x2 "
                 f"(size {a2.shape[j]}) differ in size; contracted axes do not broadcast"
             )
-    return call(np.tensordot, a1, a2, (axes1, axes2))
+    return call(_tensordot, a1, a2, (axes1, axes2))
+
+
+def _tensordot(a1: Any, a2: Any, axes: Any) -> Any:
+    # axes by keyword: dpnp's tensordot takes it keyword-only.
+    return np.tensordot(a1, a2, axes=axes)
 
 
 def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:

@@ -105,6 +105,8 @@ def count_nonzero(
     keep = _keepdims(keepdims, "count_nonzero")
     axes = normalize_axes(axis, x.ndim, "count_nonzero")
     out = np.count_nonzero(a, axis=axes, keepdims=keep)
+    if hasattr(out, "__array_namespace__"):  # an engine array (CuPy, dpnp), not a NumPy int
+        return wrap(out.astype(_INDEX))
     return wrap(np.asarray(out, dtype=_INDEX))
 
 

@@ -21,7 +21,7 @@ _NUMERIC = CATEGORIES["numeric"]
 def _truth_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLArray:
     a = unary(x, _ALL, "all", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
-    if axes is None and not keepdims:
+    if axes is None and not keepdims and type(a) is np.ndarray:
         # Into a 0-d array: NumPy's scalar result costs more to adopt.
         return call(kernel, a, None, np.empty((), np.bool_))  # (a, axis, out)
     return call(kernel, a, axes, None, keepdims)  # (a, axis, out, keepdims)

@@ -285,9 +285,9 @@ get_device(DLAArrayObject *self, void *c)
     if (self->device.device_type == kDLCPU && self->device.device_id == 0) {
         return Py_NewRef(dla_state.cpu_device);
     }
-    return PyObject_CallFunction(dla_state.device_factory, "((ii))",
+    return PyObject_CallFunction(dla_state.device_factory, "((ii)O)",
                                  (int)self->device.device_type,
-                                 (int)self->device.device_id);
+                                 (int)self->device.device_id, self->owner);
 }
 
 static PyGetSetDef array_getset[] = {

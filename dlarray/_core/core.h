@@ -155,16 +155,22 @@ typedef struct {
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
     PyObject *str_cupy;                 /* "cupy" */
+    PyObject *str_dpctl;                /* "dpctl" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
     PyObject *kwnames_stream_max_version; /* ("stream", "max_version") */
     /* Python objects the getters `dtype` and `device` return, registered by
      * dlarray at import: one DType per dtype-table row, the CPU Device, and
-     * the function making any other Device from (device_type, device_id). */
+     * the function making any other Device from (device_type, device_id)
+     * and the memory's owner (SYCL memory kinds share one device type, so
+     * the owner says which kind it is). */
     PyObject *dtype_objects;          /* tuple, dtype-table order */
     PyObject *cpu_device;
     PyObject *device_factory;
+    /* dlarray._sycl.importer.adopt(array): checks an imported kDLOneAPI
+     * tensor against dpctl and records its USM kind; NULL until registered. */
+    PyObject *sycl_importer;
 } DLAModuleState;
 extern DLAModuleState dla_state;
 

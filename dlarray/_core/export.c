@@ -100,13 +100,20 @@ static const CapsuleKind LEGACY = {
  * folds byte_offset into data: several consumers (older PyTorch, cuda.core)
  * ignore byte_offset and would read the wrong elements, and DLPack's own
  * header says not to rely on data being aligned.  Opaque handles (OpenCL
- * cl_mem, Vulkan, Metal buffers) cannot be offset, so they keep it. */
+ * cl_mem, Vulkan, Metal buffers) cannot be offset, so they keep it.
+ *
+ * kDLOneAPI keeps it too, and is the one device whose size-0 tensors get a
+ * real pointer: dpnp.tensor, the reference kDLOneAPI consumer, places the
+ * elements of a negative-stride view above data + byte_offset (so it
+ * misreads a view whose data is its first element), and fails on NULL
+ * data (dpnp 0.20).  data stays the USM allocation's own pointer, which is
+ * what dpctl's pointer queries expect anyway. */
 static bool
 device_has_addresses(DLDeviceType type)
 {
     switch (type) {
     case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLCUDAManaged:
-    case kDLROCM: case kDLROCMHost: case kDLOneAPI:
+    case kDLROCM: case kDLROCMHost:
         return true;
     default:
         return false;
@@ -116,7 +123,7 @@ device_has_addresses(DLDeviceType type)
 static void
 fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
 {
-    if (dla_array_size(a) == 0) {
+    if (dla_array_size(a) == 0 && a->device.device_type != kDLOneAPI) {
         /* The header: "if the tensor is of size zero, then the data pointer
          * should be set to NULL". */
         t->data = NULL;

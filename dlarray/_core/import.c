@@ -19,6 +19,10 @@ typedef struct {
     bool versioned;
     DLPackVersion version; /* (0, 0) for legacy tensors */
     uint64_t flags;
+    /* The dlarray.Device of this memory where (device_type, device_id) does
+     * not say it all: kDLOneAPI is one device type for three SYCL memory
+     * kinds.  Set by the SYCL import check; NULL otherwise. */
+    PyObject *assigned_device;
 } DLAImportedTensorObject;
 
 static DLTensor *
@@ -53,12 +57,16 @@ imported_dealloc(DLAImportedTensorObject *self)
         call_deleter(self->managed, self->versioned);
         self->managed = NULL;
     }
+    Py_CLEAR(self->assigned_device);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *
 imported_get_pointer(DLAImportedTensorObject *self, void *c)
 {
+    if (self->managed == NULL) { /* seen by the SYCL check, before ownership moves */
+        Py_RETURN_NONE;
+    }
     DLTensor *t = imported_dltensor(self);
     return PyLong_FromVoidPtr((char *)t->data + t->byte_offset);
 }
@@ -66,6 +74,9 @@ imported_get_pointer(DLAImportedTensorObject *self, void *c)
 static PyObject *
 imported_get_device(DLAImportedTensorObject *self, void *c)
 {
+    if (self->managed == NULL) {
+        Py_RETURN_NONE;
+    }
     DLTensor *t = imported_dltensor(self);
     return Py_BuildValue("(ii)", (int)t->device.device_type, (int)t->device.device_id);
 }
@@ -88,7 +99,28 @@ imported_get_versioned(DLAImportedTensorObject *self, void *c)
     return PyBool_FromLong(self->versioned);
 }
 
+static PyObject *
+imported_get_assigned_device(DLAImportedTensorObject *self, void *c)
+{
+    return Py_NewRef(self->assigned_device ? self->assigned_device : Py_None);
+}
+
+static int
+imported_set_assigned_device(DLAImportedTensorObject *self, PyObject *value, void *c)
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "assigned_device cannot be deleted");
+        return -1;
+    }
+    Py_XSETREF(self->assigned_device, value == Py_None ? NULL : Py_NewRef(value));
+    return 0;
+}
+
 static PyGetSetDef imported_getset[] = {
+    {"assigned_device", (getter)imported_get_assigned_device,
+     (setter)imported_set_assigned_device,
+     "The dlarray.Device dlarray assigned to this memory (SYCL USM kinds), "
+     "or None.", NULL},
     {"pointer", (getter)imported_get_pointer, NULL,
      "Address of the first element (data + byte_offset).", NULL},
     {"device", (getter)imported_get_device, NULL,
@@ -262,6 +294,7 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
         return NULL;
     }
     owner->managed = NULL; /* set below, once nothing can fail */
+    owner->assigned_device = NULL;
     owner->versioned = versioned;
     owner->version = version;
     owner->flags = dl_flags;
@@ -284,6 +317,23 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
     Py_DECREF(owner); /* the array holds it now */
     if (array == NULL) {
         return NULL;
+    }
+    /* SYCL USM is usable only through dpctl, which must recognise the
+     * pointer in the device's default context (dpctl's kDLOneAPI rules);
+     * the check runs before ownership moves, so a refusal leaves the
+     * capsule (and its deleter) with the producer. */
+    if (device.device_type == kDLOneAPI) {
+        if (dla_state.sycl_importer == NULL) {
+            Py_DECREF(array);
+            PyErr_SetString(PyExc_BufferError, "dlarray's SYCL support is not loaded");
+            return NULL;
+        }
+        PyObject *ok = PyObject_CallOneArg(dla_state.sycl_importer, array);
+        if (ok == NULL) {
+            Py_DECREF(array);
+            return NULL;
+        }
+        Py_DECREF(ok);
     }
     if (PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned"
                                              : "used_dltensor") < 0) {
@@ -326,9 +376,19 @@ stream_none_is_right(PyObject *x)
     if (dla_engine_is_host_type(type)) {
         return 1;
     }
-    PyObject *cupy = PyDict_GetItemWithError(PyImport_GetModuleDict(), dla_state.str_cupy);
-    if (cupy == NULL || cupy == Py_None) {
-        return PyErr_Occurred() ? -1 : 1;
+    /* Without CuPy, None names dlarray's CUDA work stream; without dpctl
+     * no SYCL memory can exist in this process. */
+    PyObject *modules = PyImport_GetModuleDict();
+    PyObject *cupy = PyDict_GetItemWithError(modules, dla_state.str_cupy);
+    if (cupy == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *dpctl = PyDict_GetItemWithError(modules, dla_state.str_dpctl);
+    if (dpctl == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    if ((cupy == NULL || cupy == Py_None) && (dpctl == NULL || dpctl == Py_None)) {
+        return 1;
     }
     PyObject *device = PyObject_CallMethodNoArgs(x, dla_state.str_dunder_dlpack_device);
     if (device == NULL) {

@@ -95,6 +95,19 @@ register_python_types(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* set_sycl_importer(func): the Python check every imported kDLOneAPI
+ * tensor passes before dlarray takes ownership of it. */
+static PyObject *
+set_sycl_importer(PyObject *module, PyObject *func)
+{
+    if (!PyCallable_Check(func)) {
+        PyErr_SetString(PyExc_TypeError, "set_sycl_importer expects a callable");
+        return NULL;
+    }
+    Py_XSETREF(dla_state.sycl_importer, Py_NewRef(func));
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 dtype_table(PyObject *module, PyObject *unused)
 {
@@ -123,6 +136,9 @@ static PyMethodDef module_methods[] = {
      "register_array_type(cls): the class of arrays made in C."},
     {"register_python_types", register_python_types, METH_VARARGS,
      "register_python_types(dtypes, cpu_device, device_factory)."},
+    {"set_sycl_importer", set_sycl_importer, METH_O,
+     "set_sycl_importer(func): func(array) checks each imported kDLOneAPI "
+     "tensor before its capsule is marked used."},
     {"register_engine", dla_register_engine, METH_VARARGS,
      "register_engine(array_type, error_state_var, quiet_value, fallback)."},
     {"engine_call", (PyCFunction)(void (*)(void))dla_engine_call, METH_FASTCALL,
@@ -171,12 +187,14 @@ PyInit__core(void)
     dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
     dla_state.str_dunder_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
     dla_state.str_cupy = PyUnicode_InternFromString("cupy");
+    dla_state.str_dpctl = PyUnicode_InternFromString("dpctl");
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
     dla_state.kwnames_stream_max_version =
         Py_BuildValue("(OO)", dla_state.kw_stream, dla_state.kw_max_version);
     if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy ||
+        !dla_state.str_dpctl ||
         !dla_state.max_version ||
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
         !dla_state.kwnames_stream_max_version ||

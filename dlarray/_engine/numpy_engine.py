@@ -18,12 +18,13 @@ from dlarray import _core
 from dlarray._array import DLArray, retag
 from dlarray._device import DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine import cupy_engine
+from dlarray._engine import cupy_engine, sycl_engine
 
 # Memory NumPy computes on (managed and pinned memory are exchanged and
-# copied, but not computed on: see docs/cuda.md), and CuPy's.
+# copied, but not computed on: see docs/cuda.md), CuPy's, and dpnp's.
 _HOST_DEVICE_TYPES = frozenset({int(DLDeviceType.kDLCPU)})
 _CUDA = int(DLDeviceType.kDLCUDA)
+_ONEAPI = int(DLDeviceType.kDLOneAPI)
 _NUMPY_NATIVE = frozenset(
     name for name, d in DTYPES_BY_NAME.items() if d.kind != "extended floating"
 )
@@ -82,9 +83,12 @@ def _make_view(x: DLArray) -> Any:
     if device_type not in _HOST_DEVICE_TYPES:
         if device_type == _CUDA:
             return cupy_engine.to_cupy(x)
+        if device_type == _ONEAPI:
+            return sycl_engine.to_dpnp(x)
         raise BufferError(
-            f"dlarray computes on host memory (with NumPy) and on CUDA device memory (with "
-            f"CuPy), and this array lives on {x.device}; view it zero-copy with "
+            f"dlarray computes on host memory (with NumPy), on CUDA device memory (with "
+            f"CuPy) and on SYCL USM (with dpnp), and this array lives on {x.device}; "
+            f"view it zero-copy with "
             f"numpy.from_dlpack(x) (managed and pinned memory), or copy it with "
             f"x.to_device('cpu') or x.to_device('cuda')"
         )
@@ -130,6 +134,8 @@ def wrap(a: Any) -> DLArray:
     if type(a) is not _ndarray:
         if cupy_engine.is_cupy_array(a):
             return cupy_engine.wrap(a)
+        if sycl_engine.is_dpnp_array(a):
+            return sycl_engine.wrap(a)
         a = np.asarray(a)
     if a.dtype.char in _NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
         x = _fast_from_dlpack(a)
@@ -185,7 +191,7 @@ def cast(x: DLArray, dtype: DType) -> DLArray:
     device (CuPy converts GPU arrays)."""
     from dlarray._creation import empty
 
-    if x._dl_device[0] == _CUDA:
+    if x._dl_device[0] in (_CUDA, _ONEAPI):
         return wrap(to_numpy(x).astype(numpy_dtype(dtype)))
 
     out = empty(x.shape, dtype=dtype, padded=dtype.is_subbyte)

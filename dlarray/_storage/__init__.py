@@ -1,7 +1,7 @@
 """Storage: one class per memory kind behind one small protocol.
 
 An array's memory is a *storage* object.  Every kind of memory (host memory
-and CUDA device, managed and pinned memory here; SYCL USM next) implements
+and CUDA device, managed and pinned memory, and SYCL USM) implements
 the same four properties, and nothing else about an array depends on which
 kind it is.  Arrays keep their storage alive by holding it as their owner.
 """

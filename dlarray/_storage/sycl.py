@@ -1,0 +1,128 @@
+"""SYCL USM memory: device, shared and host allocations made through
+``dpctl.memory`` on dlarray's queue of a root device (so in that device's
+default platform context, as DLPack's kDLOneAPI rules require).
+
+The dpctl memory object is the owner: SYCL frees the allocation when it
+dies.  :func:`wrap` adopts a ``dpctl.memory`` object someone else
+allocated, possibly in another context; such memory is used by dlarray but
+refused at export (see ``in_default_context``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from dlarray._device import Device
+from dlarray._sycl import runtime
+
+# USM kind (dpctl's name) <-> dlarray's device kind.
+KIND_OF_USM = {"device": "sycl", "shared": "sycl_shared", "host": "sycl_host"}
+USM_OF_KIND = {kind: usm for usm, kind in KIND_OF_USM.items()}
+
+
+class SyclStorage:
+    """A USM allocation (one subclass per kind allocates it)."""
+
+    kind: ClassVar[str] = "sycl"
+    __slots__ = ("__weakref__", "_device", "_memory", "_nbytes")
+
+    def __init__(self, nbytes: int, index: int = 0) -> None:
+        if nbytes < 0:
+            raise ValueError(f"cannot allocate {nbytes} bytes")
+        runtime.root_device(index)  # says what exists when `index` does not
+        allocator = getattr(runtime.dpctl().memory, _ALLOCATORS[self.kind])
+        # Zero-byte requests still get a real (1-byte) allocation, so every
+        # array has a valid, distinct pointer, as for host memory.
+        self._memory = allocator(max(nbytes, 1), queue=runtime.work_queue(index))
+        self._device = Device(self.kind, index)
+        self._nbytes = nbytes
+
+    @staticmethod
+    def _adopt(memory: Any, device: Device) -> SyclStorage:
+        storage = object.__new__(_KIND_CLASSES[device.kind])
+        storage._memory = memory
+        storage._device = device
+        storage._nbytes = int(memory.nbytes)
+        return storage
+
+    @property
+    def pointer(self) -> int:
+        """Address of the first byte (a USM pointer)."""
+        return int(self._memory._pointer)
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        return self._nbytes
+
+    @property
+    def device(self) -> Device:
+        """Where the memory lives: the USM kind and root-device index."""
+        return self._device
+
+    @property
+    def owner(self) -> object:
+        """The dpctl memory object: SYCL frees the memory when it dies."""
+        return self._memory
+
+    @property
+    def in_default_context(self) -> bool:
+        """True if the memory is bound to its device's default platform
+        context, the only context DLPack can name."""
+        return bool(self._memory.sycl_context == runtime.default_context(self._device.index))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(nbytes={self.nbytes}, device={self._device!r})"
+
+
+class SyclDeviceStorage(SyclStorage):
+    """USM device memory (``sycl::malloc_device``): only the device reads it."""
+
+    kind = "sycl"
+    __slots__ = ()
+
+
+class SyclSharedStorage(SyclStorage):
+    """USM shared memory (``sycl::malloc_shared``): migrates between host
+    and device on demand."""
+
+    kind = "sycl_shared"
+    __slots__ = ()
+
+
+class SyclHostStorage(SyclStorage):
+    """USM host memory (``sycl::malloc_host``): host memory the device
+    reads over the bus."""
+
+    kind = "sycl_host"
+    __slots__ = ()
+
+
+_ALLOCATORS = {
+    "sycl": "MemoryUSMDevice",
+    "sycl_shared": "MemoryUSMShared",
+    "sycl_host": "MemoryUSMHost",
+}
+_KIND_CLASSES: dict[str, type[SyclStorage]] = {
+    "sycl": SyclDeviceStorage,
+    "sycl_shared": SyclSharedStorage,
+    "sycl_host": SyclHostStorage,
+}
+
+
+def allocate(device: Device, nbytes: int) -> SyclStorage:
+    """New storage of ``nbytes`` on a SYCL ``device``."""
+    return _KIND_CLASSES[device.kind](nbytes, device.index)
+
+
+def wrap(memory: Any) -> SyclStorage:
+    """Storage over a ``dpctl.memory`` object (MemoryUSMDevice, -Shared or
+    -Host), zero-copy; dlarray keeps it alive."""
+    memory_types = runtime.dpctl().memory
+    if not isinstance(
+        memory,
+        (memory_types.MemoryUSMDevice, memory_types.MemoryUSMShared, memory_types.MemoryUSMHost),
+    ):
+        raise TypeError(f"expected a dpctl.memory USM object, got {type(memory).__name__}")
+    device = Device(KIND_OF_USM[memory.get_usm_type()], runtime.index_of(memory.sycl_device))
+    return SyclStorage._adopt(memory, device)
