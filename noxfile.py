@@ -1,12 +1,13 @@
 """Sessions for testing, linting, type checking and benchmarking dlarray.
 
-    nox -s tests        the test suite (builds the C core in a fresh venv)
-    nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we support
-    nox -s lint         ruff
-    nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
-    nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
-    nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
-    nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
+nox -s tests        the test suite (builds the C core in a fresh venv)
+nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we support
+nox -s lint         ruff
+nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
+nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
+nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
+nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
+nox -s sycl         the SYCL suite on Intel's OpenCL CPU runtime (a real SYCL device)
 """
 
 from __future__ import annotations
@@ -50,8 +51,18 @@ def _run_pytest(session: nox.Session) -> None:
     # installed package (with its compiled core), not the source tree; the
     # docstring examples of the installed package run as doctests.
     with session.chdir(session.create_tmp()):
-        session.run("pytest", str(ROOT / "tests"), "--doctest-modules", "--pyargs", "dlarray",
-                    "-p", "no:cacheprovider", "--rootdir", str(ROOT), *session.posargs)
+        session.run(
+            "pytest",
+            str(ROOT / "tests"),
+            "--doctest-modules",
+            "--pyargs",
+            "dlarray",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            *session.posargs,
+        )
 
 
 @nox.session
@@ -103,6 +114,49 @@ def conformance(session: nox.Session) -> None:
         session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)
 
 
+@nox.session
+def sycl(session: nox.Session) -> None:
+    """SYCL USM for real: dpctl, dpnp and Intel's OpenCL runtime for x86-64
+    CPUs (intel-opencl-rt), which presents this machine's CPU as a SYCL
+    device with USM.  Fails, rather than skips, when no device appears.
+
+    The runtime's ICD file names a placeholder path, so OCL_ICD_FILENAMES
+    must point at its library before dpctl is first imported (pip never
+    runs the conda script that would fix the file).  ONEAPI_DEVICE_SELECTOR
+    is removed: 'opencl:...' values switch the SYCL loader off.
+    """
+    session.install(".", *TEST_DEPS, HYPOTHESIS, "dpctl", "dpnp", "intel-opencl-rt")
+    env = {
+        "OCL_ICD_FILENAMES": str(
+            pathlib.Path(session.virtualenv.location, "lib", "libintelocl.so")
+        ),
+        "ONEAPI_DEVICE_SELECTOR": None,
+    }
+    session.run("python", "-c", _SYCL_CHECK, env=env)
+    with session.chdir(session.create_tmp()):
+        session.run(
+            "pytest",
+            str(ROOT / "tests" / "sycl"),
+            str(ROOT / "tests" / "test_sycl_paths.py"),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            "-rs",
+            *session.posargs,
+            env=env,
+        )
+
+
+# Fails the session at once, with the reason, where no SYCL device can be used.
+_SYCL_CHECK = (
+    "from dlarray._sycl import runtime; d = runtime.root_device(0); "
+    "print('SYCL device 0:', d.filter_string, d.name.strip(), '| driver', d.driver_version, "
+    "'| USM device/shared/host:', d.has_aspect_usm_device_allocations, "
+    "d.has_aspect_usm_shared_allocations, d.has_aspect_usm_host_allocations)"
+)
+
+
 @nox.session(venv_backend="none")
 def cuda(session: nox.Session) -> None:
     """The GPU suite and benchmark, on a machine with an NVIDIA GPU.
@@ -115,12 +169,32 @@ def cuda(session: nox.Session) -> None:
     ``--``.
     """
     python = os.environ.get("DLARRAY_PYTHON", "python3")
-    session.run(python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-q", ".",
-                external=True)
+    session.run(
+        python,
+        "-m",
+        "pip",
+        "install",
+        "--no-build-isolation",
+        "--no-deps",
+        "-q",
+        ".",
+        external=True,
+    )
     session.run(python, "-c", _GPU_CHECK, external=True)
     with session.chdir(session.create_tmp()):
-        session.run(python, "-m", "pytest", str(ROOT / "tests"), "-p", "no:cacheprovider",
-                    "--rootdir", str(ROOT), "-rs", *session.posargs, external=True)
+        session.run(
+            python,
+            "-m",
+            "pytest",
+            str(ROOT / "tests"),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            "-rs",
+            *session.posargs,
+            external=True,
+        )
     session.run(python, str(ROOT / "benchmarks" / "bench_cuda.py"), external=True)
 
 

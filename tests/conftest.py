@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import gc
+import os
+import sys
 
 import abi
 import pytest
+
+# The intel-opencl-rt wheel's ICD file names a placeholder path, so the
+# OpenCL loader finds Intel's CPU runtime only through this variable, which
+# must be set before dpctl is first imported (docs/sycl.md, troubleshooting).
+_INTEL_OPENCL = os.path.join(sys.prefix, "lib", "libintelocl.so")
+if os.path.exists(_INTEL_OPENCL) and "OCL_ICD_FILENAMES" not in os.environ:
+    os.environ["OCL_ICD_FILENAMES"] = _INTEL_OPENCL
 
 
 @pytest.fixture(autouse=True)
