@@ -132,8 +132,8 @@ def sycl(session: nox.Session) -> None:
         ),
         "ONEAPI_DEVICE_SELECTOR": None,
     }
-    session.run("python", "-c", _SYCL_CHECK, env=env)
-    with session.chdir(session.create_tmp()):
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run("python", "-c", _SYCL_CHECK, env=env)
         session.run(
             "pytest",
             str(ROOT / "tests" / "sycl"),
