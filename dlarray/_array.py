@@ -283,15 +283,13 @@ class DLArray(_core.ArrayBase):
         """Validate ``stream`` and order dlarray's work before it, for arrays
         not in plain host memory (see :mod:`dlarray._cuda.streams` and
         :mod:`dlarray._sycl.exchange`)."""
+        from dlarray._transfer import order_for_consumer
+
         device = self.device
         if device.kind in SYCL_KINDS:
-            from dlarray._sycl import exchange
+            from dlarray._sycl.exchange import check_exportable
 
-            exchange.check_exportable(self._owner, device)
-            exchange.order_for_consumer(stream, device)
-            return
-        from dlarray._cuda.streams import order_for_consumer
-
+            check_exportable(self._owner, device)
         order_for_consumer(stream, device)
 
 

@@ -140,8 +140,9 @@ CPU: Final = Device("cpu", 0)
 #: The memory kinds dlarray allocates through the CUDA runtime.
 CUDA_KINDS: Final = frozenset({"cuda", "cuda_managed", "cuda_host"})
 
-#: The SYCL USM kinds (device, shared, host), allocated through dpctl.
-SYCL_KINDS: Final = frozenset({"sycl", "sycl_shared", "sycl_host"})
+#: The SYCL USM kinds (device, shared, host), allocated through dpctl: the
+#: kinds of kDLOneAPI.
+SYCL_KINDS: Final = frozenset(k for k, t in _KINDS.items() if t == DLDeviceType.kDLOneAPI)
 
 
 def device_of(pair: tuple[int, int], owner: object) -> Device:

@@ -172,6 +172,20 @@ def synchronize_for_host(device: Device) -> None:
     cuda_synchronize(device)
 
 
+def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__") -> None:
+    """Make dlarray's queued work on ``device``'s memory visible to the
+    consumer that named ``stream``: a CUDA stream (:mod:`dlarray._cuda.streams`)
+    or a SYCL queue (:mod:`dlarray._sycl.exchange`)."""
+    if device.kind in SYCL_KINDS:
+        from dlarray._sycl.exchange import order_for_consumer as order_for_queue
+
+        order_for_queue(stream, device, func)
+        return
+    from dlarray._cuda.streams import order_for_consumer as order_for_stream
+
+    order_for_stream(stream, device, func)
+
+
 def _compact_on_host(x: DLArray) -> DLArray:
     synchronize_for_host(x.device)
     out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)

@@ -16,12 +16,12 @@ import numpy as np
 from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import asarray, empty, zeros
-from dlarray._cuda.streams import order_for_consumer, parse_stream
+from dlarray._cuda.streams import parse_stream
 from dlarray._device import CUDA_KINDS, SYCL_KINDS, Device, as_device
 from dlarray._dtypes import DType, as_dtype
 from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
-from dlarray._transfer import check_allocatable, copy_to_device
+from dlarray._transfer import check_allocatable, copy_to_device, order_for_consumer
 
 __all__ = [
     "arange",
@@ -385,10 +385,5 @@ def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
     check_allocatable(target)
     out = copy_to_device(x, target)
     if stream is not None:
-        if target.kind in SYCL_KINDS:
-            from dlarray._sycl.exchange import order_for_consumer as order_for_queue
-
-            order_for_queue(stream, target, "to_device")
-        else:
-            order_for_consumer(stream, target, "to_device")
+        order_for_consumer(stream, target, "to_device")
     return out

@@ -98,18 +98,14 @@ def _sycl_devices() -> tuple[Device, ...]:
 
     if importlib.util.find_spec("dpctl") is None:
         return ()  # without dpctl, no probe (importing it loads the SYCL runtime)
+    from dlarray._storage.sycl import KIND_OF_USM
     from dlarray._sycl.runtime import available, root_devices
 
     if not available():
         return ()
-    aspects = {
-        "sycl": "has_aspect_usm_device_allocations",
-        "sycl_shared": "has_aspect_usm_shared_allocations",
-        "sycl_host": "has_aspect_usm_host_allocations",
-    }
     return tuple(
         Device(kind, index)
         for index, device in enumerate(root_devices())
-        for kind, aspect in aspects.items()
-        if getattr(device, aspect)
+        for usm_type, kind in KIND_OF_USM.items()
+        if getattr(device, f"has_aspect_usm_{usm_type}_allocations")
     )

@@ -168,7 +168,7 @@ typedef struct {
     PyObject *dtype_objects;          /* tuple, dtype-table order */
     PyObject *cpu_device;
     PyObject *device_factory;
-    /* dlarray._sycl.importer.adopt(array): checks an imported kDLOneAPI
+    /* dlarray._sycl.exchange.check_import(array): checks an imported kDLOneAPI
      * tensor against dpctl and records its USM kind; NULL until registered. */
     PyObject *sycl_importer;
 } DLAModuleState;

@@ -58,17 +58,14 @@ def available() -> bool:
 
 
 def is_dpnp_array(a: Any) -> bool:
-    """True for a dpnp array (checked without importing dpnp)."""
-    return type(a).__module__.startswith("dpnp") or isinstance(a, _ENGINE_TYPES)
-
-
-_ENGINE_TYPES: tuple[type, ...] = ()
+    """True for a dpnp array or ``dpnp.tensor`` array, EngineArrays included
+    (checked without importing dpnp): the SYCL arrays engines return."""
+    return hasattr(type(a), "__sycl_usm_array_interface__")
 
 
 @functools.cache
 def engine_type() -> type:
     """The dpnp array subclass with NumPy's dispatch protocols."""
-    global _ENGINE_TYPES
     dpnp = _dpnp()
     assert dpnp is not None
     base = dpnp.ndarray
@@ -124,7 +121,6 @@ def engine_type() -> type:
     namespace.update({name: keep(name) for name in _METHODS + _OPERATORS if hasattr(base, name)})
     namespace.update({name: keep_property(name) for name in _PROPERTIES if hasattr(base, name)})
     cls = type("EngineArray", (base,), namespace)
-    _ENGINE_TYPES = (cls,)
     return cls
 
 

@@ -15,25 +15,23 @@ from typing import Any, ClassVar
 from dlarray._device import Device
 from dlarray._sycl import runtime
 
-# USM kind (dpctl's name) <-> dlarray's device kind.
-KIND_OF_USM = {"device": "sycl", "shared": "sycl_shared", "host": "sycl_host"}
-USM_OF_KIND = {kind: usm for usm, kind in KIND_OF_USM.items()}
-
 
 class SyclStorage:
     """A USM allocation (one subclass per kind allocates it)."""
 
     kind: ClassVar[str] = "sycl"
+    usm_type: ClassVar[str] = "device"  # dpctl's name of the USM kind
     __slots__ = ("__weakref__", "_device", "_memory", "_nbytes")
 
     def __init__(self, nbytes: int, index: int = 0) -> None:
         if nbytes < 0:
             raise ValueError(f"cannot allocate {nbytes} bytes")
-        runtime.root_device(index)  # says what exists when `index` does not
-        allocator = getattr(runtime.dpctl().memory, _ALLOCATORS[self.kind])
+        # work_queue says what exists when `index` does not.
+        queue = runtime.work_queue(index)
+        allocator = getattr(runtime.dpctl().memory, f"MemoryUSM{self.usm_type.capitalize()}")
         # Zero-byte requests still get a real (1-byte) allocation, so every
         # array has a valid, distinct pointer, as for host memory.
-        self._memory = allocator(max(nbytes, 1), queue=runtime.work_queue(index))
+        self._memory = allocator(max(nbytes, 1), queue=queue)
         self._device = Device(self.kind, index)
         self._nbytes = nbytes
 
@@ -79,6 +77,7 @@ class SyclDeviceStorage(SyclStorage):
     """USM device memory (``sycl::malloc_device``): only the device reads it."""
 
     kind = "sycl"
+    usm_type = "device"
     __slots__ = ()
 
 
@@ -87,6 +86,7 @@ class SyclSharedStorage(SyclStorage):
     and device on demand."""
 
     kind = "sycl_shared"
+    usm_type = "shared"
     __slots__ = ()
 
 
@@ -95,19 +95,15 @@ class SyclHostStorage(SyclStorage):
     reads over the bus."""
 
     kind = "sycl_host"
+    usm_type = "host"
     __slots__ = ()
 
 
-_ALLOCATORS = {
-    "sycl": "MemoryUSMDevice",
-    "sycl_shared": "MemoryUSMShared",
-    "sycl_host": "MemoryUSMHost",
-}
 _KIND_CLASSES: dict[str, type[SyclStorage]] = {
-    "sycl": SyclDeviceStorage,
-    "sycl_shared": SyclSharedStorage,
-    "sycl_host": SyclHostStorage,
+    cls.kind: cls for cls in (SyclDeviceStorage, SyclSharedStorage, SyclHostStorage)
 }
+#: dpctl's USM kind name -> dlarray's device kind.
+KIND_OF_USM = {cls.usm_type: cls.kind for cls in _KIND_CLASSES.values()}
 
 
 def allocate(device: Device, nbytes: int) -> SyclStorage:

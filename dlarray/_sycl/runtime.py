@@ -132,9 +132,10 @@ def default_context(index: int) -> Any:
 def work_queue(index: int) -> Any:
     """dlarray's queue on root device ``index``: dpctl's cached queue for
     (default context, device), which ``dpnp.tensor.from_dlpack`` also uses."""
+    key = (default_context(index), root_device(index))  # raises when dpctl or the device is missing
     from dpctl._sycl_queue_manager import get_device_cached_queue
 
-    return get_device_cached_queue((default_context(index), root_device(index)))
+    return get_device_cached_queue(key)
 
 
 def synchronize(index: int) -> None:
