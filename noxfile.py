@@ -8,6 +8,8 @@ nox -s bench        exchange latency and namespace overhead against NumPy (and p
 nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
 nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
 nox -s sycl         the SYCL suite on Intel's OpenCL CPU runtime (a real SYCL device)
+nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
+                    interop(jax), interop(tvm_ffi), interop(dpnp), interop(cupy)
 """
 
 from __future__ import annotations
@@ -114,6 +116,75 @@ def conformance(session: nox.Session) -> None:
         session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)
 
 
+# What each interop session installs besides dlarray and the test tools.
+# torch is the CPU wheel: on machines with a local torch==2.13.0 CPU file pip
+# takes it; elsewhere the PyTorch CPU index has it (INTEROP_TORCH_INDEX).
+INTEROP_PEERS = {
+    "numpy": ["numpy"],
+    "torch": ["torch==2.13.0"],
+    "jax": ["jax==0.10.2"],
+    "tvm_ffi": ["apache-tvm-ffi==0.1.15.post2"],
+    "dpnp": ["dpctl", "dpnp", "intel-opencl-rt"],
+    "cupy": ["cupy-cuda13x"],
+}
+#: The sessions CI runs: every peer that works without a GPU.
+CPU_INTEROP_PEERS = ["numpy", "torch", "jax", "tvm_ffi", "dpnp"]
+
+
+@nox.session
+@nox.parametrize("peer", list(INTEROP_PEERS), ids=list(INTEROP_PEERS))
+def interop(session: nox.Session, peer: str) -> None:
+    """The interop matrix with one peer: tests/interop/test_<peer>.py, and
+    the examples and the doctor, which use the peer when it is there.
+
+    A peer that fails to import fails the session (DLARRAY_INTEROP_PEER),
+    except CuPy on a machine without a GPU: then the session says so and
+    exits 0 before installing anything.
+    """
+    env: dict[str, str | None] = {"DLARRAY_INTEROP_PEER": peer}
+    if peer == "cupy" and not _gpu_present():
+        session.log("interop(cupy): no NVIDIA GPU here (nvidia-smi finds none); nothing to test")
+        return
+    install = [".", *TEST_DEPS, HYPOTHESIS, *INTEROP_PEERS[peer]]
+    if peer == "torch" and os.environ.get("INTEROP_TORCH_INDEX"):
+        install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
+    session.install(*install)
+    if peer == "dpnp":
+        env.update(_sycl_env(session))
+    tests = [
+        str(ROOT / "tests" / "interop" / f"test_{peer}.py"),
+        str(ROOT / "tests" / "test_examples.py"),
+        str(ROOT / "tests" / "test_main.py"),
+    ]
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest", *tests, "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-rs",
+            *session.posargs, env=env,
+        )  # fmt: skip
+        session.run("python", "-m", "dlarray", "--repeats", "20", env=env)
+
+
+def _gpu_present() -> bool:
+    try:
+        import subprocess
+
+        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and "GPU" in done.stdout
+
+
+def _sycl_env(session: nox.Session) -> dict[str, str | None]:
+    """The environment that makes Intel's OpenCL CPU runtime a SYCL device
+    (see the sycl session)."""
+    return {
+        "OCL_ICD_FILENAMES": str(
+            pathlib.Path(session.virtualenv.location, "lib", "libintelocl.so")
+        ),
+        "ONEAPI_DEVICE_SELECTOR": None,
+    }
+
+
 @nox.session
 def sycl(session: nox.Session) -> None:
     """SYCL USM for real: dpctl, dpnp and Intel's OpenCL runtime for x86-64
@@ -125,13 +196,8 @@ def sycl(session: nox.Session) -> None:
     runs the conda script that would fix the file).  ONEAPI_DEVICE_SELECTOR
     is removed: 'opencl:...' values switch the SYCL loader off.
     """
-    session.install(".", *TEST_DEPS, HYPOTHESIS, "dpctl", "dpnp", "intel-opencl-rt")
-    env = {
-        "OCL_ICD_FILENAMES": str(
-            pathlib.Path(session.virtualenv.location, "lib", "libintelocl.so")
-        ),
-        "ONEAPI_DEVICE_SELECTOR": None,
-    }
+    session.install(".", *TEST_DEPS, HYPOTHESIS, *INTEROP_PEERS["dpnp"])
+    env = _sycl_env(session)
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run("python", "-c", _SYCL_CHECK, env=env)
         session.run(

@@ -1,4 +1,13 @@
-"""Zero-copy exchange with NumPy, both directions.
+"""dlarray <-> NumPy (``nox -s 'interop(numpy)'``; also part of ``nox -s tests``).
+
+NumPy follows the specification closely: versioned capsules both ways,
+READ_ONLY honoured both ways, ``copy``/``device`` keywords.  It has no
+bfloat16/fp8/fp6/fp4 through DLPack (those need ml_dtypes and the
+registration of NumPy 2.5), so dlarray carries them as ml_dtypes arrays
+(below).  The shared matrix is :class:`TestNumpy`; the rest of this module
+goes deeper into NumPy's layouts and dtypes.
+
+Zero-copy exchange with NumPy, both directions.
 
 numpy -> dlarray goes through ``dlarray.from_dlpack``; dlarray -> numpy
 through ``np.from_dlpack``.  "Zero copy" is checked by pointer identity: the
@@ -15,12 +24,33 @@ import weakref
 
 import numpy as np
 import pytest
+from peer_suite import STANDARD_DTYPES, InteropSuite, Peer
 
 import dlarray
 from dlarray import _core
 from dlarray._engine import numpy_engine
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
+
+
+def _read_only(host: np.ndarray, kind: str) -> np.ndarray:
+    a = host.copy()
+    a.flags.writeable = False
+    return a
+
+
+class TestNumpy(InteropSuite):
+    peer = Peer(
+        name="numpy",
+        module=np,
+        kinds=["cpu"],
+        dtypes=STANDARD_DTYPES,
+        make=lambda host, kind: host.copy(),
+        host=lambda a: a,
+        pointer=lambda a: a.__array_interface__["data"][0],
+        consume=np.from_dlpack,
+        make_read_only=_read_only,
+    )
 
 
 # ---- helpers ----
@@ -69,18 +99,35 @@ ZERO_SIZE_SHAPES = [(0,), (4, 0, 4), (0, 3)]
 # Every dtype NumPy itself exchanges through DLPack.
 NUMPY_DTYPES = [
     "bool",
-    "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-    "complex64", "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
 ]
 
 # The extended floating types, carried by ml_dtypes on the NumPy side.
 EXTENDED_DTYPES = [
     "bfloat16",
-    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
-    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-    "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
 ]
 SUBBYTE_DTYPES = ["float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
 

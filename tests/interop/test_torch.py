@@ -1,0 +1,204 @@
+"""dlarray <-> PyTorch (``nox -s 'interop(torch)'``, the CPU wheel torch==2.13.0).
+
+PyTorch speaks DLPack 1.3 with versioned capsules both ways and has bfloat16
+and five fp8 types.  Its deviations, each asserted below so that a change
+in PyTorch shows up here:
+
+* no read-only tensors: a READ_ONLY capsule imports writable
+  (https://github.com/data-apis/array-api/issues/191; read-only export was
+  proposed in https://github.com/pytorch/pytorch/pull/188554, not merged);
+* negative strides: ``torch.from_dlpack`` aborts the process on a tensor
+  with negative strides (https://github.com/pytorch/pytorch/issues/188023);
+  dlarray cannot see who consumes its capsule, so the safe call is
+  ``torch.from_dlpack(x, copy=True)``, which dlarray answers with a compact
+  copy (tested below, the crash in a subprocess);
+* its own ``__dlpack__`` defaults to ``stream=-1``, not the spec's None
+  (https://github.com/pytorch/pytorch/issues/163242): dlarray always passes
+  ``stream`` explicitly, and accepts -1 on CPU memory;
+* it raises ``RuntimeError``/``NotImplementedError``/``ValueError`` where the
+  spec says ``BufferError`` for a device it cannot export to: dlarray turns
+  those into its own copy, or into ``BufferError`` under ``copy=False``;
+* fp4: ``float4_e2m1fn_x2`` is exported as (code 17, bits 4, lanes 2), two
+  fp4 values per element; DLPack's fp4 has lanes 1, so dlarray refuses it
+  with ``BufferError`` rather than guess the packing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from peer_suite import (
+    FP8_DTYPES,
+    STANDARD_DTYPES,
+    Deviation,
+    InteropSuite,
+    Peer,
+    address,
+    bits,
+    dlarray_bits,
+    dlarray_sample,
+    host_sample,
+    import_peer,
+)
+
+import dlarray
+
+torch = import_peer("torch", "torch")
+
+# dlarray's fp8 types that PyTorch also has.
+TORCH_FP8 = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
+assert set(TORCH_FP8) <= set(FP8_DTYPES)
+
+
+def make(host: np.ndarray, kind: str) -> torch.Tensor:
+    """A tensor with ``host``'s bits, allocated by PyTorch."""
+    device = "cpu" if kind == "cpu" else f"{kind}:0"
+    dtype = getattr(torch, host.dtype.name)
+    if host.dtype == np.bool_:
+        return torch.tensor(host.tolist(), dtype=torch.bool, device=device)
+    if host.dtype.name in STANDARD_DTYPES:
+        return torch.from_numpy(host.copy()).to(device)
+    # bfloat16 and fp8 (ml_dtypes on the host): carry the bits as integers.
+    raw = torch.from_numpy(host.view(f"i{host.itemsize}").copy())
+    return raw.view(dtype).to(device)
+
+
+def to_host(t: torch.Tensor) -> np.ndarray:
+    """A NumPy copy of ``t`` (bfloat16 and fp8 as integers of their width)."""
+    t = t.detach().cpu()
+    if str(t.dtype).removeprefix("torch.") in STANDARD_DTYPES:
+        return t.numpy().copy()
+    return t.view(torch.int16 if t.element_size() == 2 else torch.uint8).numpy().copy()
+
+
+PEER = Peer(
+    name="torch",
+    module=torch,
+    kinds=["cpu"],
+    dtypes=[d for d in STANDARD_DTYPES] + ["bfloat16", *TORCH_FP8],
+    make=make,
+    host=to_host,
+    pointer=lambda t: t.data_ptr(),
+    consume=torch.from_dlpack,
+    view_layouts=["contiguous", "transposed", "sliced", "zero_d", "zero_size"],  # no negative steps
+    read_only_import="ignored",
+    deviations={
+        ("export", "negative_strides"): Deviation(
+            "torch.from_dlpack aborts the process on negative strides; "
+            "test_negative_strides_abort_torch_so_ask_for_a_copy runs it in a subprocess",
+            "https://github.com/pytorch/pytorch/issues/188023",
+            aborts=True,
+        ),
+    },
+)
+
+
+class TestTorch(InteropSuite):
+    peer = PEER
+
+
+# ---- PyTorch's deviations, and how dlarray copes ----
+
+
+def test_negative_strides_abort_torch_so_ask_for_a_copy() -> None:
+    # The crash, in a child process: torch's import of a negative-stride
+    # tensor fails a C++ check and aborts (SIGABRT) instead of raising.
+    crash = textwrap.dedent(
+        """
+        import dlarray, torch
+        x = dlarray.reshape(dlarray.arange(24.0), (4, 6))[::-1, ::-2]
+        torch.from_dlpack(x)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "Storage size calculation overflowed" in done.stderr
+    # The safe call: with copy=True dlarray exports a compact copy.
+    x = dlarray_sample("float32", "cpu", (4, 6))[::-1, ::-2]
+    t = torch.from_dlpack(x, copy=True)
+    assert t.stride() == (3, 1)
+    assert np.array_equal(bits(to_host(t)), dlarray_bits(x))
+    assert t.data_ptr() != address(x)
+
+
+def test_read_only_memory_reaches_torch_writable() -> None:
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    x = dlarray.from_dlpack(a)
+    t = torch.from_dlpack(x)  # READ_ONLY is in the capsule; torch has no such tensors
+    assert t.data_ptr() == a.ctypes.data
+    # The safe call for a consumer that ignores the flag: hand it a copy.
+    copied = torch.from_dlpack(x, copy=True)
+    copied += 1
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_dlarray_accepts_torch_stream_default_on_cpu() -> None:
+    x = dlarray.asarray([1.0, 2.0])
+    capsule = x.__dlpack__(stream=-1, max_version=(1, 3))  # what torch sends by default
+    assert torch.from_dlpack(capsule).tolist() == [1.0, 2.0]
+
+
+def test_dlarray_passes_stream_none_to_torch_explicitly() -> None:
+    seen: list[dict[str, object]] = []
+
+    class Recorder:
+        def __init__(self, t: torch.Tensor) -> None:
+            self.t = t
+
+        def __dlpack_device__(self) -> object:
+            return self.t.__dlpack_device__()
+
+        def __dlpack__(self, **kwargs: object) -> object:
+            seen.append(kwargs)
+            return self.t.__dlpack__(**kwargs)
+
+    dlarray.from_dlpack(Recorder(torch.arange(3.0)))
+    assert seen == [{"max_version": (1, 3), "stream": None}]
+
+
+@pytest.mark.parametrize(
+    ("device", "torch_raises"),
+    [("cuda_host", "BufferError"), ("sycl", "RuntimeError")],
+)
+def test_torch_refusing_a_device_is_a_buffer_error_under_copy_false(
+    device: str, torch_raises: str
+) -> None:
+    # PyTorch cannot export to these devices and says so with whatever
+    # exception its backend raises; dlarray reports a BufferError naming it.
+    t = torch.arange(3.0)
+    with pytest.raises(BufferError, match=f"{torch_raises}.*copy=False"):
+        dlarray.from_dlpack(t, device=device, copy=False)
+
+
+@pytest.mark.parametrize(
+    "make_tensor",
+    [
+        lambda: torch.ones(3, requires_grad=True),
+        lambda: torch.ones(3, dtype=torch.complex64).conj(),
+        lambda: torch.ones(3).to_sparse(),
+    ],
+    ids=["requires_grad", "conjugate_bit", "sparse"],
+)
+def test_tensors_torch_will_not_export_are_buffer_errors(make_tensor: object) -> None:
+    with pytest.raises(BufferError):
+        dlarray.from_dlpack(make_tensor())  # type: ignore[operator]
+
+
+def test_torch_fp4_x2_is_refused_cleanly() -> None:
+    # Two fp4 values per element (lanes=2); DLPack's fp4 is one per element.
+    t = torch.zeros(4, dtype=torch.uint8).view(torch.float4_e2m1fn_x2)
+    with pytest.raises(BufferError, match="lanes=2"):
+        dlarray.from_dlpack(t)
+
+
+def test_torch_reads_dlarray_bfloat16_and_fp8_values() -> None:
+    for name in ["bfloat16", *TORCH_FP8]:
+        x = dlarray_sample(name, "cpu")
+        t = torch.from_dlpack(x)
+        want = host_sample(name).astype(np.float32)
+        assert t.float().tolist() == want.tolist(), name
