@@ -1,26 +1,36 @@
 """``python -m dlarray``: what this installation is and whom it can talk to.
 
-Prints dlarray's version, the DLPack version it speaks, the Python and
-platform, the devices it finds, and a live zero-copy exchange in both
-directions with every installed peer library: did it work, was the memory
-shared (same first-element address on both sides), which capsule kind crossed,
-did the values survive, and how long one exchange takes.
+The interop doctor.  It prints an environment report (dlarray's version, the
+DLPack version it speaks, the Python and platform, the devices found for
+each memory kind or why there are none, the installed peer libraries and
+their versions) and then a live matrix: for each installed peer, each
+direction and each device kind found here that the peer supports, one
+exchange of a small float32 array.  Each row says whether it worked,
+whether the memory was shared (same first-element address on both sides),
+which capsule kind crossed (versioned or legacy), whether the values
+survived, and how long one exchange takes.
 
-Peers are rows of :data:`PEERS`; devices come from :data:`DEVICE_PROBES`.
-Supporting a new library or memory kind means adding a row, not a branch.
+Every row is a pair that should work, so any failed row makes the exit
+status 1.  ``--json`` prints the same report as a JSON document.
+
+Memory kinds are rows of :data:`DEVICE_PROBES`; peers are rows of
+:data:`PEERS`.  Supporting a new library or memory kind means adding a row,
+not a branch.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -34,44 +44,103 @@ BATCH = 10  # calls per timing batch, so timer overhead is spread thin
 # ---- devices ----
 
 
-def _host_devices() -> list[dlarray.Device]:
-    return [dlarray.Device("cpu")]
+def _listed(kind: str) -> list[dlarray.Device]:
+    """The devices of ``kind`` that dlarray's namespace info lists."""
+    return [d for d in dlarray.__array_namespace_info__().devices() if d.kind == kind]
 
 
-def _cuda_devices() -> list[dlarray.Device]:
-    """Each GPU, then managed and pinned memory, where a CUDA runtime works."""
-    from dlarray._device import CUDA_KINDS
+def _cuda_probe(kind: str) -> list[dlarray.Device]:
+    """The devices of a CUDA memory kind; raises naming what is missing."""
+    from dlarray._cuda.runtime import runtime
 
-    devices = dlarray.__array_namespace_info__().devices()
-    return [d for d in devices if d.kind in CUDA_KINDS]
+    runtime()  # CUDAUnavailableError names the missing package, driver or GPU
+    return _listed(kind)
 
 
-#: kind -> function listing the devices of that kind (a SYCL probe goes here).
+def _sycl_probe(kind: str) -> list[dlarray.Device]:
+    """The devices of a SYCL USM kind; raises naming what is missing."""
+    # Importing dpctl loads the SYCL runtime, so look before importing it.
+    if importlib.util.find_spec("dpctl") is None:
+        raise ModuleNotFoundError("dpctl not installed")
+    from dlarray._sycl import runtime
+
+    if not runtime.root_devices():  # raises SYCLUnavailableError if dpctl breaks
+        raise runtime.SYCLUnavailableError(runtime.no_device_reason())
+    return _listed(kind)
+
+
+#: memory kind -> function listing dlarray's devices of that kind, or raising
+#: an exception whose message says why there are none.
 DEVICE_PROBES: dict[str, Callable[[], list[dlarray.Device]]] = {
-    "cpu": _host_devices,
-    "cuda": _cuda_devices,
+    "cpu": partial(_listed, "cpu"),
+    "cuda": partial(_cuda_probe, "cuda"),
+    "cuda_managed": partial(_cuda_probe, "cuda_managed"),
+    "cuda_host": partial(_cuda_probe, "cuda_host"),
+    "sycl": partial(_sycl_probe, "sycl"),
+    "sycl_shared": partial(_sycl_probe, "sycl_shared"),
+    "sycl_host": partial(_sycl_probe, "sycl_host"),
 }
 
 
-def discover_devices() -> list[dlarray.Device]:
-    """List the devices dlarray can use here.
+@dataclass(frozen=True)
+class KindReport:
+    """What a probe found for one memory kind.
+
+    Attributes
+    ----------
+    devices : list of Device
+        The devices of this kind; empty when there are none.
+    reason : str or None
+        Why there are none (the first line of the probe's exception), or
+        None when devices were found.
+    """
+
+    devices: list[dlarray.Device]
+    reason: str | None = None
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def probe_kind(kind: str) -> KindReport:
+    """Run the probe of one memory kind, never raising.
+
+    Parameters
+    ----------
+    kind : str
+        A key of :data:`DEVICE_PROBES`.
 
     Returns
     -------
-    list of Device
-        One entry per device found by a probe in :data:`DEVICE_PROBES`; a
-        probe that fails contributes nothing.
+    KindReport
+        The devices found, or why there are none.
     """
-    found: list[dlarray.Device] = []
-    for probe in DEVICE_PROBES.values():
-        try:
-            found.extend(probe())
-        except Exception:  # a broken driver means "no such device", not a crash
-            continue
-    return found
+    try:
+        devices = DEVICE_PROBES[kind]()
+    except Exception as exc:  # a broken driver means "no such device", not a crash
+        return KindReport([], _first_line(exc))
+    if not devices:  # the runtime works but offers no memory of this kind
+        return KindReport([], f"no device offers {kind} memory")
+    return KindReport(devices)
+
+
+def discover_devices() -> dict[str, KindReport]:
+    """Probe every memory kind of :data:`DEVICE_PROBES`.
+
+    Returns
+    -------
+    dict of str to KindReport
+        Memory kind -> the devices found or why there are none.
+    """
+    return {kind: probe_kind(kind) for kind in DEVICE_PROBES}
 
 
 # ---- peers ----
+
+#: ``make(module, values, device)``: a float32 peer array holding ``values`` on ``device``.
+Maker = Callable[[ModuleType, list[float], dlarray.Device], Any]
 
 
 @dataclass(frozen=True)
@@ -82,34 +151,32 @@ class Peer:
     ----------
     name : str
         Display name and importable module name.
-    make : callable
-        ``make(module, values)``: a float32 peer array holding ``values``.
+    make : mapping of str to callable
+        Memory kind -> ``make(module, values, device)``, a float32 peer array
+        holding ``values`` on ``device``: the kinds tried as peer -> dlarray.
+    consumes : tuple of str
+        The memory kinds the peer's ``from_dlpack`` accepts: the kinds tried
+        as dlarray -> peer.
     from_dlpack : callable
         ``from_dlpack(module)``: the peer's DLPack consumer function.
     pointer : callable
         ``pointer(array)``: the address of a peer array's first element.
     to_list : callable
-        ``to_list(array)``: a peer array's values as a Python list.
-    device : str
-        The dlarray device kind the peer's arrays live on.
-    must_work : bool
-        A failure here is an error (exit status 1), not just a finding.
+        ``to_list(array)``: a peer array's values as a Python list (read back
+        to the host where the array lives on a device).
     """
 
     name: str
-    make: Callable[[ModuleType, list[float]], Any]
+    make: Mapping[str, Maker]
+    consumes: tuple[str, ...]
     from_dlpack: Callable[[ModuleType], Callable[[Any], Any]]
     pointer: Callable[[Any], int]
     to_list: Callable[[Any], list[float]]
-    device: str = "cpu"
-    must_work: bool = False
 
-
-def _tvm_ffi_make(tvm_ffi: ModuleType, values: list[float]) -> Any:
-    # tvm_ffi has no array constructor of its own; it wraps other producers.
-    import numpy
-
-    return tvm_ffi.from_dlpack(numpy.asarray(values, dtype=numpy.float32))
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Every memory kind the peer supports in either direction."""
+        return tuple(dict.fromkeys([*self.make, *self.consumes]))
 
 
 def _numpy_list(array: Any) -> list[float]:
@@ -118,28 +185,83 @@ def _numpy_list(array: Any) -> list[float]:
     return numpy.from_dlpack(array).tolist()
 
 
+def _host_list(array: Any) -> list[float]:
+    """The values of any DLPack producer, copied to the host by dlarray."""
+    return _numpy_list(dlarray.from_dlpack(array).to_device("cpu"))
+
+
+def _torch_make(torch: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    return torch.tensor(values, dtype=torch.float32, device=f"{device.kind}:{device.index}")
+
+
+def _jax_make(jax: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    import numpy
+
+    # jax's platform names match dlarray's kinds ("cpu", "cuda").
+    target = jax.devices(device.kind)[device.index]
+    return jax.device_put(numpy.asarray(values, dtype=numpy.float32), target)
+
+
+def _cupy_make(cupy: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    with cupy.cuda.Device(device.index):
+        return cupy.asarray(values, dtype="float32")
+
+
+def _dpnp_make(dpnp: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    from dlarray._storage.sycl import KIND_OF_USM
+    from dlarray._sycl.runtime import root_device
+
+    usm_type = {kind: usm for usm, kind in KIND_OF_USM.items()}[device.kind]
+    sycl_device = root_device(device.index)
+    return dpnp.asarray(values, dtype="float32", usm_type=usm_type, device=sycl_device)
+
+
+def _tvm_ffi_make(tvm_ffi: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    # tvm_ffi has no array constructor of its own; it wraps other producers.
+    return tvm_ffi.from_dlpack(dlarray.asarray(values, dtype="float32", device=device))
+
+
+def _numpy_make(numpy: ModuleType, values: list[float], device: dlarray.Device) -> Any:
+    return numpy.asarray(values, dtype=numpy.float32)
+
+
+SYCL_USM_KINDS = ("sycl", "sycl_shared", "sycl_host")
+
 # One row per peer reads best as a table, so the formatter leaves it alone.
+# numpy's from_dlpack also takes CUDA pinned and managed memory, which the
+# CPU can address, but numpy has no way to allocate it (no peer -> dlarray).
 # fmt: off
 PEERS: tuple[Peer, ...] = (
-    Peer("numpy", lambda m, v: m.asarray(v, dtype=m.float32), lambda m: m.from_dlpack,
-         lambda a: a.ctypes.data, lambda a: a.tolist(), must_work=True),
-    Peer("torch", lambda m, v: m.tensor(v, dtype=m.float32), lambda m: m.from_dlpack,
-         lambda t: t.data_ptr(), lambda t: t.tolist(), must_work=True),
-    Peer("jax", lambda m, v: m.numpy.asarray(v, dtype="float32"), lambda m: m.numpy.from_dlpack,
-         lambda a: a.unsafe_buffer_pointer(), lambda a: a.tolist(), must_work=True),
-    Peer("cupy", lambda m, v: m.asarray(v, dtype="float32"), lambda m: m.from_dlpack,
-         lambda a: a.data.ptr, lambda a: a.get().tolist(), device="cuda"),
-    Peer("dpnp", lambda m, v: m.asarray(v, dtype="float32"), lambda m: m.from_dlpack,
-         lambda a: a.__sycl_usm_array_interface__["data"][0], lambda a: a.asnumpy().tolist(),
-         device="sycl"),
-    Peer("tvm_ffi", _tvm_ffi_make, lambda m: m.from_dlpack,
-         lambda t: t.data_ptr(), _numpy_list),
+    Peer("numpy", {"cpu": _numpy_make}, ("cpu", "cuda_host", "cuda_managed"),
+         lambda m: m.from_dlpack, lambda a: a.ctypes.data, lambda a: a.tolist()),
+    Peer("torch", dict.fromkeys(("cpu", "cuda"), _torch_make), ("cpu", "cuda"),
+         lambda m: m.from_dlpack, lambda t: t.data_ptr(), lambda t: t.tolist()),
+    Peer("jax", dict.fromkeys(("cpu", "cuda"), _jax_make), ("cpu", "cuda"),
+         lambda m: m.numpy.from_dlpack, lambda a: a.unsafe_buffer_pointer(), lambda a: a.tolist()),
+    Peer("cupy", {"cuda": _cupy_make}, ("cuda",),
+         lambda m: m.from_dlpack, lambda a: a.data.ptr, lambda a: a.get().tolist()),
+    Peer("dpnp", dict.fromkeys(SYCL_USM_KINDS, _dpnp_make), SYCL_USM_KINDS,
+         lambda m: m.from_dlpack, lambda a: a.__sycl_usm_array_interface__["data"][0],
+         lambda a: a.asnumpy().tolist()),
+    Peer("tvm_ffi", dict.fromkeys(("cpu", "cuda"), _tvm_ffi_make), ("cpu", "cuda"),
+         lambda m: m.from_dlpack, lambda t: t.data_ptr(), _host_list),
 )
 # fmt: on
 
 
 def import_peer(peer: Peer) -> ModuleType | None:
-    """Import a peer's module, or return None when it is not installed."""
+    """Import a peer's module.
+
+    Parameters
+    ----------
+    peer : Peer
+        The peer whose module :attr:`Peer.name` names.
+
+    Returns
+    -------
+    module or None
+        The module, or None when it is not installed or breaks on import.
+    """
     try:
         return importlib.import_module(peer.name)
     except Exception:  # ImportError, or a module that breaks while importing
@@ -151,7 +273,7 @@ def import_peer(peer: Peer) -> ModuleType | None:
 
 @dataclass
 class Exchange:
-    """The outcome of passing one array across, in one direction.
+    """The outcome of passing one array across, in one direction, on one device.
 
     ``capsule`` is the kind of capsule that crossed: the one dlarray received
     (peer -> dlarray) or the one the peer asked dlarray for (dlarray -> peer).
@@ -160,13 +282,13 @@ class Exchange:
 
     peer: str
     direction: str
+    device: str  # "kind:index", where the exchanged memory lives
     ok: bool = False
     error: str | None = None
     zero_copy: bool | None = None
     capsule: str | None = None  # "versioned" or "legacy"
     values_equal: bool | None = None
     time_us: float | None = None
-    must_work: bool = False
 
 
 class _CapsuleSpy:
@@ -190,8 +312,25 @@ def _address(x: dlarray.DLArray) -> int:
     return x._data + x._byte_offset
 
 
+def _name(device: dlarray.Device) -> str:
+    return f"{device.kind}:{device.index}"
+
+
 def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> float:
-    """Median time of one call, in µs, over ``repeats`` batches of :data:`BATCH` calls."""
+    """Time one call.
+
+    Parameters
+    ----------
+    call : callable
+        Called with no arguments ``repeats * BATCH`` times.
+    repeats : int
+        Timing batches of :data:`BATCH` calls.
+
+    Returns
+    -------
+    float
+        The median batch's time divided by :data:`BATCH`, in µs.
+    """
     batches = []
     for _ in range(repeats):
         start = time.perf_counter_ns()
@@ -201,28 +340,34 @@ def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> float:
     return statistics.median(batches) / BATCH / 1000
 
 
-def _dlarray_values(x: dlarray.DLArray, peer: Peer, module: ModuleType) -> list[float]:
-    if x.device.kind == "cpu":
-        return _numpy_list(x)
-    return peer.to_list(peer.from_dlpack(module)(x))  # device memory: read it back via the peer
+def peer_to_dlarray(
+    peer: Peer, module: ModuleType, device: dlarray.Device, repeats: int
+) -> Exchange:
+    """Import a peer array made on ``device`` with ``dlarray.from_dlpack``.
 
+    Parameters
+    ----------
+    peer : Peer
+        The producer; ``peer.make[device.kind]`` makes its array.
+    module : module
+        The peer's imported module.
+    device : Device
+        Where the peer's array lives.
+    repeats : int
+        Timing batches.
 
-def _dlarray_source(peer: Peer, module: ModuleType) -> dlarray.DLArray:
-    if peer.device == "cpu":
-        return dlarray.asarray(VALUES, dtype="float32")
-    # dlarray cannot allocate device memory yet, so it borrows the peer's.
-    return dlarray.from_dlpack(peer.make(module, VALUES))
-
-
-def peer_to_dlarray(peer: Peer, module: ModuleType, repeats: int) -> Exchange:
-    """Import a peer array with ``dlarray.from_dlpack`` and check the result."""
-    result = Exchange(peer.name, f"{peer.name} -> dlarray", must_work=peer.must_work)
+    Returns
+    -------
+    Exchange
+        The outcome; a failure is recorded in ``error``, never raised.
+    """
+    result = Exchange(peer.name, f"{peer.name} -> dlarray", _name(device))
     try:
-        source = peer.make(module, VALUES)
+        source = peer.make[device.kind](module, VALUES, device)
         x = dlarray.from_dlpack(source)
         result.zero_copy = _address(x) == peer.pointer(source)
         result.capsule = "versioned" if x._owner.versioned else "legacy"
-        result.values_equal = _dlarray_values(x, peer, module) == VALUES
+        result.values_equal = _numpy_list(x.to_device("cpu")) == VALUES
         result.time_us = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
         result.ok = True
     except Exception as exc:
@@ -230,12 +375,31 @@ def peer_to_dlarray(peer: Peer, module: ModuleType, repeats: int) -> Exchange:
     return result
 
 
-def dlarray_to_peer(peer: Peer, module: ModuleType, repeats: int) -> Exchange:
-    """Export a DLArray with the peer's ``from_dlpack`` and check the result."""
-    result = Exchange(peer.name, f"dlarray -> {peer.name}", must_work=peer.must_work)
+def dlarray_to_peer(
+    peer: Peer, module: ModuleType, device: dlarray.Device, repeats: int
+) -> Exchange:
+    """Export a DLArray allocated on ``device`` with the peer's ``from_dlpack``.
+
+    Parameters
+    ----------
+    peer : Peer
+        The consumer.
+    module : module
+        The peer's imported module.
+    device : Device
+        Where dlarray allocates the array it exports.
+    repeats : int
+        Timing batches.
+
+    Returns
+    -------
+    Exchange
+        The outcome; a failure is recorded in ``error``, never raised.
+    """
+    result = Exchange(peer.name, f"dlarray -> {peer.name}", _name(device))
     try:
         consume = peer.from_dlpack(module)
-        x = _dlarray_source(peer, module)
+        x = dlarray.asarray(VALUES, dtype="float32", device=device)
         spy = _CapsuleSpy(x)
         received = consume(spy)
         result.capsule = spy.capsule
@@ -249,11 +413,69 @@ def dlarray_to_peer(peer: Peer, module: ModuleType, repeats: int) -> Exchange:
 
 
 def _describe(exc: Exception) -> str:
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:100]}" if lines else type(exc).__name__
+    return f"{type(exc).__name__}: {_first_line(exc)[:100]}"
+
+
+def exchanges_with(
+    peer: Peer, module: ModuleType, devices: Mapping[str, dlarray.Device], repeats: int
+) -> list[Exchange]:
+    """Every exchange with one peer on the devices found here.
+
+    Parameters
+    ----------
+    peer : Peer
+        An installed peer.
+    module : module
+        Its imported module.
+    devices : mapping of str to Device
+        Memory kind -> the device to try it on.
+    repeats : int
+        Timing batches per exchange.
+
+    Returns
+    -------
+    list of Exchange
+        Per supported kind found here: peer -> dlarray where the peer can
+        make an array of that kind, then dlarray -> peer where its
+        ``from_dlpack`` accepts it.  Empty when no supported kind is here.
+    """
+    rows = []
+    for kind in peer.kinds:
+        if kind not in devices:
+            continue
+        if kind in peer.make:
+            rows.append(peer_to_dlarray(peer, module, devices[kind], repeats))
+        if kind in peer.consumes:
+            rows.append(dlarray_to_peer(peer, module, devices[kind], repeats))
+    return rows
 
 
 # ---- the report ----
+
+
+@dataclass
+class _Peers:
+    """What the survey learned about the peers of :data:`PEERS`."""
+
+    versions: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    without_device: dict[str, list[str]] = field(default_factory=dict)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+def _survey_peers(devices: Mapping[str, dlarray.Device], repeats: int) -> _Peers:
+    found = _Peers()
+    for peer in PEERS:
+        module = import_peer(peer)
+        if module is None:
+            found.missing.append(peer.name)
+            continue
+        found.versions[peer.name] = str(getattr(module, "__version__", "unknown"))
+        rows = exchanges_with(peer, module, devices, repeats)
+        if not rows:
+            found.without_device[peer.name] = list(peer.kinds)
+        found.exchanges += rows
+    return found
 
 
 def survey(repeats: int = REPEATS) -> dict[str, Any]:
@@ -267,30 +489,31 @@ def survey(repeats: int = REPEATS) -> dict[str, Any]:
     Returns
     -------
     dict
-        JSON-ready: versions, platform, devices, installed and missing peers,
-        and one record per exchange.
+        JSON-ready: versions, platform, ``devices`` (memory kind ->
+        ``{"devices": [...], "reason": str or None}``), installed peers with
+        their versions, peers not installed, installed peers with no
+        supported device here (with the kinds they support), one record per
+        exchange, and ``ok``: whether every exchange worked with equal values.
     """
-    peers: dict[str, str] = {}
-    missing: list[str] = []
-    exchanges: list[Exchange] = []
-    for peer in PEERS:
-        module = import_peer(peer)
-        if module is None:
-            missing.append(peer.name)
-            continue
-        peers[peer.name] = str(getattr(module, "__version__", "unknown"))
-        exchanges.append(peer_to_dlarray(peer, module, repeats))
-        exchanges.append(dlarray_to_peer(peer, module, repeats))
-    failed = [e for e in exchanges if e.must_work and not (e.ok and e.values_equal)]
+    kinds = discover_devices()
+    # Only the first device of each kind is tried: the exchange code is the
+    # same for every index, and trying each GPU would multiply the run time.
+    first = {kind: found.devices[0] for kind, found in kinds.items() if found.devices}
+    peers = _survey_peers(first, repeats)
+    failed = [e for e in peers.exchanges if not (e.ok and e.values_equal)]
     return {
         "dlarray_version": dlarray.__version__,
         "dlpack_version": list(dlarray.__dlpack_version__),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
-        "devices": [f"{d.kind}:{d.index}" for d in discover_devices()],
-        "peers": peers,
-        "missing_peers": missing,
-        "exchanges": [asdict(e) for e in exchanges],
+        "devices": {
+            kind: {"devices": [_name(d) for d in found.devices], "reason": found.reason}
+            for kind, found in kinds.items()
+        },
+        "peers": peers.versions,
+        "missing_peers": peers.missing,
+        "peers_without_device": peers.without_device,
+        "exchanges": [asdict(e) for e in peers.exchanges],
         "ok": not failed,
     }
 
@@ -308,8 +531,8 @@ def _cell(value: Any) -> str:
 def _exchange_row(e: dict[str, Any]) -> tuple[str, ...]:
     values = {None: None, True: "equal", False: "DIFFER"}[e["values_equal"]]
     result = "ok" if e["ok"] else "FAILED"
-    cells = (e["direction"], result, e["zero_copy"], e["capsule"], values, e["time_us"])
-    return tuple(_cell(c) for c in cells)
+    cells = (e["direction"], e["device"], result, e["zero_copy"], e["capsule"], values)
+    return tuple(_cell(c) for c in (*cells, e["time_us"]))
 
 
 def _align(rows: list[tuple[str, ...]]) -> list[str]:
@@ -320,23 +543,54 @@ def _align(rows: list[tuple[str, ...]]) -> list[str]:
     ]
 
 
-def format_table(report: dict[str, Any]) -> str:
-    """Render :func:`survey`'s report as aligned text."""
+def _device_lines(devices: dict[str, dict[str, Any]]) -> list[str]:
+    # Kinds that say the same thing share a line: the three CUDA kinds
+    # usually have one reason, and so do the three SYCL kinds.
+    groups: dict[str, list[str]] = {}
+    for kind, found in devices.items():
+        said = ", ".join(found["devices"]) or f"none ({found['reason']})"
+        groups.setdefault(said, []).append(kind)
+    return [f"  {', '.join(kinds)}: {said}" for said, kinds in groups.items()]
+
+
+def _environment_lines(report: dict[str, Any]) -> list[str]:
     major, minor = report["dlpack_version"]
     lines = [
         f"dlarray {report['dlarray_version']}, speaking DLPack {major}.{minor}",
         f"{report['python']} on {report['platform']}",
-        f"devices: {', '.join(report['devices']) or 'none'}",
+        "devices per kind:",
+        *_device_lines(report["devices"]),
         "peers: " + (", ".join(f"{n} {v}" for n, v in report["peers"].items()) or "none"),
     ]
     if report["missing_peers"]:
         lines.append(f"not installed: {', '.join(report['missing_peers'])}")
-    header = ("direction", "result", "zero-copy", "capsule", "values", "µs/exchange")
-    rows: list[tuple[str, ...]] = [header]
-    rows += [_exchange_row(e) for e in report["exchanges"]]
-    lines += ["", *_align(rows), ""]
-    lines += [f"{e['direction']}: {e['error']}" for e in report["exchanges"] if e["error"]]
-    lines.append("all required exchanges work" if report["ok"] else "REQUIRED EXCHANGES FAILED")
+    for name, kinds in report["peers_without_device"].items():
+        lines.append(f"{name}: no supported device here (it supports {', '.join(kinds)})")
+    return lines
+
+
+def format_table(report: dict[str, Any]) -> str:
+    """Render :func:`survey`'s report as text.
+
+    Parameters
+    ----------
+    report : dict
+        What :func:`survey` returned.
+
+    Returns
+    -------
+    str
+        The environment report, the aligned exchange table, the error of
+        each failed exchange, and a verdict line.
+    """
+    exchanges = report["exchanges"]
+    header = ("direction", "device", "result", "zero-copy", "capsule", "values", "µs/exchange")
+    rows = [header, *map(_exchange_row, exchanges)]
+    lines = [*_environment_lines(report), "", *_align(rows), ""]
+    lines += [f"{e['direction']} on {e['device']}: {e['error']}" for e in exchanges if e["error"]]
+    failed = sum(not (e["ok"] and e["values_equal"]) for e in exchanges)
+    verdict = f"{failed} of {len(exchanges)} exchanges FAILED"
+    lines.append(f"all {len(exchanges)} exchanges work" if report["ok"] else verdict)
     return "\n".join(lines)
 
 
@@ -351,13 +605,14 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when every exchange that must work (CPU with numpy, torch, jax)
-        worked, else 1.
+        0 when every exchange tried (each installed peer, direction and
+        supported device kind found here) worked with equal values, else 1.
     """
     parser = argparse.ArgumentParser(
         prog="python -m dlarray",
-        description="Show dlarray's version, devices, and live DLPack exchanges with "
-        "the installed peer libraries (numpy, torch, jax, cupy, dpnp, tvm_ffi).",
+        description="Show dlarray's version, its devices per memory kind, and live DLPack "
+        "exchanges with the installed peer libraries (numpy, torch, jax, cupy, dpnp, "
+        "tvm_ffi) on each device kind they support; exit status 1 if one fails.",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON document instead")
     parser.add_argument("--repeats", type=int, default=REPEATS, metavar="N", help="timing batches")

@@ -8,13 +8,16 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import dlarray
 from dlarray import __main__ as cli
+from dlarray._cuda.runtime import CUDAUnavailableError
 
 REPO = Path(__file__).resolve().parents[1]
+KINDS = ("cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host")
 
 
 def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -25,8 +28,8 @@ def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProce
     )
 
 
-def table_rows(text: str) -> dict[str, dict[str, str]]:
-    """The exchange table of ``python -m dlarray``, keyed by direction."""
+def table_rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The exchange table of ``python -m dlarray``, keyed by (direction, device)."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("direction"))
     header = re.split(r"\s{2,}", lines[start].strip())
@@ -35,52 +38,195 @@ def table_rows(text: str) -> dict[str, dict[str, str]]:
         if not line.strip():
             break
         cells = re.split(r"\s{2,}", line.strip())
-        rows[cells[0]] = dict(zip(header, cells, strict=True))
+        rows[cells[0], cells[1]] = dict(zip(header, cells, strict=True))
     return rows
 
 
+@pytest.fixture(scope="module")
+def json_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One ``python -m dlarray --json --repeats 2`` run, shared by the JSON tests."""
+    done = run("-m", "dlarray", "--json", "--repeats", "2", cwd=tmp_path_factory.mktemp("doctor"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def exchange(report: dict[str, Any], direction: str, device: str) -> dict[str, Any]:
+    """The one exchange of ``report`` in ``direction`` on ``device``."""
+    (found,) = [
+        e for e in report["exchanges"] if e["direction"] == direction and e["device"] == device
+    ]
+    return found
+
+
 def test_table_shows_zero_copy_with_numpy(tmp_path: Path) -> None:
-    done = run("-m", "dlarray", cwd=tmp_path)
+    done = run("-m", "dlarray", "--repeats", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"dlarray {dlarray.__version__}" in done.stdout
     assert "DLPack 1.3" in done.stdout
+    assert "  cpu: cpu:0" in done.stdout  # the devices-per-kind report
     rows = table_rows(done.stdout)
     for direction in ("numpy -> dlarray", "dlarray -> numpy"):
-        assert rows[direction]["result"] == "ok"
-        assert rows[direction]["zero-copy"] == "yes"
-        assert rows[direction]["values"] == "equal"
-        assert float(rows[direction]["µs/exchange"]) > 0
+        row = rows[direction, "cpu:0"]
+        assert row["result"] == "ok"
+        assert row["zero-copy"] == "yes"
+        assert row["values"] == "equal"
+        assert float(row["µs/exchange"]) > 0
+    assert re.search(r"^all \d+ exchanges work$", done.stdout, re.MULTILINE)
 
 
-def test_json_report(tmp_path: Path) -> None:
-    done = run("-m", "dlarray", "--json", cwd=tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(done.stdout)
-    assert report["dlarray_version"] == dlarray.__version__
-    assert report["dlpack_version"] == [1, 3]
-    assert "cpu:0" in report["devices"]
-    assert report["ok"] is True
-    numpy_exchanges = [e for e in report["exchanges"] if e["peer"] == "numpy"]
-    assert len(numpy_exchanges) == 2
-    for exchange in numpy_exchanges:
-        assert exchange["ok"] and exchange["zero_copy"] and exchange["values_equal"]
-        assert exchange["capsule"] == "versioned"
+def test_json_report(json_report: dict[str, Any]) -> None:
+    assert json_report["dlarray_version"] == dlarray.__version__
+    assert json_report["dlpack_version"] == [1, 3]
+    assert json_report["ok"] is True
+    numpy_exchanges = [e for e in json_report["exchanges"] if e["peer"] == "numpy"]
+    assert {e["device"] for e in numpy_exchanges} >= {"cpu:0"}
+    for direction in ("numpy -> dlarray", "dlarray -> numpy"):
+        found = exchange(json_report, direction, "cpu:0")
+        assert found["ok"] and found["zero_copy"] and found["values_equal"]
+        assert found["capsule"] == "versioned"
 
 
-def test_a_required_failure_sets_exit_status(
+def test_json_devices_report_every_kind(json_report: dict[str, Any]) -> None:
+    devices = json_report["devices"]
+    assert set(devices) == set(KINDS)
+    assert devices["cpu"] == {"devices": ["cpu:0"], "reason": None}
+    listed = {f"{d.kind}:{d.index}" for d in dlarray.__array_namespace_info__().devices()}
+    for kind, found in devices.items():
+        # Each kind has devices or a reason, never both, never neither.
+        assert bool(found["devices"]) != bool(found["reason"]), (kind, found)
+        assert set(found["devices"]) == {d for d in listed if d.split(":")[0] == kind}
+
+
+def test_json_cuda_reason_names_what_is_missing(json_report: dict[str, Any]) -> None:
+    from dlarray._cuda.runtime import runtime
+
+    try:
+        runtime()
+    except CUDAUnavailableError as exc:
+        missing = str(exc).splitlines()[0]
+    else:
+        pytest.skip("this machine has a working CUDA runtime")
+    # The doctor ran in another process, where an ImportError may word the
+    # missing module differently: compare up to the first parenthesis.
+    for kind in ("cuda", "cuda_managed", "cuda_host"):
+        found = json_report["devices"][kind]
+        assert found["devices"] == []
+        assert found["reason"].split("(")[0] == missing.split("(")[0]
+    assert re.search(r"driver|GPU|cuda-bindings", missing)
+
+
+@pytest.mark.parametrize("peer", ["torch", "jax", "tvm_ffi"])
+def test_peer_cpu_rows_are_zero_copy(json_report: dict[str, Any], peer: str) -> None:
+    pytest.importorskip(peer)
+    for direction in (f"{peer} -> dlarray", f"dlarray -> {peer}"):
+        found = exchange(json_report, direction, "cpu:0")
+        assert found["ok"], found["error"]
+        assert found["zero_copy"] is True
+        assert found["values_equal"] is True
+        assert found["capsule"] in ("versioned", "legacy")
+        assert found["time_us"] > 0
+
+
+def _refuse_device_memory(x: Any) -> Any:
+    import numpy
+
+    if x.__dlpack_device__()[0] != 1:  # anything but kDLCPU
+        raise BufferError("refused on purpose")
+    return numpy.from_dlpack(x)
+
+
+def test_a_failure_on_a_device_kind_sets_exit_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pretend pinned CUDA memory exists.  Without a GPU dlarray cannot
+    # allocate it; with one, this numpy refuses it: the row fails either way.
+    monkeypatch.setitem(cli.DEVICE_PROBES, "cuda_host", lambda: [dlarray.Device("cuda_host")])
+    refusing = dataclasses.replace(cli.PEERS[0], from_dlpack=lambda module: _refuse_device_memory)
+    absent = dataclasses.replace(cli.PEERS[0], name="no_such_peer_library")
+    monkeypatch.setattr(cli, "PEERS", (refusing, absent))
+    assert cli.main(["--repeats", "2"]) == 1
+    out = capsys.readouterr().out
+    rows = table_rows(out)
+    assert set(rows) == {
+        ("numpy -> dlarray", "cpu:0"),
+        ("dlarray -> numpy", "cpu:0"),
+        ("dlarray -> numpy", "cuda_host:0"),
+    }
+    assert rows["dlarray -> numpy", "cpu:0"]["result"] == "ok"
+    assert rows["dlarray -> numpy", "cuda_host:0"]["result"] == "FAILED"
+    assert re.search(r"^dlarray -> numpy on cuda_host:0: \w+Error: ", out, re.MULTILINE)
+    assert "not installed: no_such_peer_library" in out
+    assert "1 of 3 exchanges FAILED" in out
+
+
+def test_a_cpu_failure_names_the_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def refuse(x: object) -> object:
         raise BufferError("refused on purpose")
 
+    broken = dataclasses.replace(cli.PEERS[0], from_dlpack=lambda module: refuse)
+    monkeypatch.setattr(cli, "PEERS", (broken,))
+    assert cli.main(["--repeats", "2", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    failed = exchange(report, "dlarray -> numpy", "cpu:0")
+    assert failed["ok"] is False
+    assert failed["error"] == "BufferError: refused on purpose"
+    assert report["ok"] is False
+
+
+def test_a_peer_without_a_device_here_has_no_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_gpu() -> list[dlarray.Device]:
+        raise CUDAUnavailableError("no GPU in this test\nsecond line")
+
+    monkeypatch.setitem(cli.DEVICE_PROBES, "cuda", no_gpu)
     numpy_peer = cli.PEERS[0]
-    broken = dataclasses.replace(numpy_peer, from_dlpack=lambda module: refuse, must_work=True)
-    absent = dataclasses.replace(numpy_peer, name="no_such_peer_library")
-    monkeypatch.setattr(cli, "PEERS", (broken, absent))
-    assert cli.main(["--repeats", "2"]) == 1
-    out = capsys.readouterr().out
-    assert "dlarray -> numpy: BufferError: refused on purpose" in out
-    assert "not installed: no_such_peer_library" in out
+    gpu_only = dataclasses.replace(
+        numpy_peer, make={"cuda": numpy_peer.make["cpu"]}, consumes=("cuda",)
+    )
+    monkeypatch.setattr(cli, "PEERS", (gpu_only,))
+    report = cli.survey(repeats=2)
+    assert report["exchanges"] == []
+    assert report["peers_without_device"] == {"numpy": ["cuda"]}
+    assert report["devices"]["cuda"] == {"devices": [], "reason": "no GPU in this test"}
+    text = cli.format_table(report)
+    assert "numpy: no supported device here (it supports cuda)" in text
+    assert "  cuda: none (no GPU in this test)" in text
+    assert table_rows(text) == {}
+
+
+def test_a_probe_that_breaks_becomes_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> list[dlarray.Device]:
+        raise RuntimeError("the driver fell over")
+
+    monkeypatch.setitem(cli.DEVICE_PROBES, "sycl_host", broken)
+    monkeypatch.setitem(cli.DEVICE_PROBES, "sycl_shared", list)  # works, finds nothing
+    found = cli.discover_devices()
+    assert found["sycl_host"] == cli.KindReport([], "the driver fell over")
+    assert found["sycl_shared"].devices == []
+    assert found["sycl_shared"].reason == "no device offers sycl_shared memory"
+    assert found["cpu"] == cli.KindReport([dlarray.Device("cpu")])
+
+
+def test_dpnp_exchanges_on_every_sycl_kind(tmp_path: Path) -> None:
+    pytest.importorskip("dpnp")
+    from dlarray._sycl.runtime import no_device_reason
+
+    found = {d.kind for d in dlarray.__array_namespace_info__().devices()}
+    if "sycl" not in found:
+        pytest.skip(f"dpnp is installed but dlarray has no SYCL device: {no_device_reason()}")
+    done = run("-m", "dlarray", "--json", "--repeats", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    for kind in ("sycl", "sycl_shared", "sycl_host"):
+        assert report["devices"][kind] == {"devices": [f"{kind}:0"], "reason": None}
+        for direction in ("dpnp -> dlarray", "dlarray -> dpnp"):
+            row = exchange(report, direction, f"{kind}:0")
+            assert row["ok"], row["error"]
+            assert row["zero_copy"] is True
+            assert row["values_equal"] is True
+            assert row["capsule"] == "versioned"
 
 
 def test_benchmark_quick_writes_json(tmp_path: Path) -> None:
