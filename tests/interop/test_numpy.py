@@ -24,7 +24,7 @@ import weakref
 
 import numpy as np
 import pytest
-from peer_suite import STANDARD_DTYPES, InteropSuite, Peer
+from peer_suite import FP8_DTYPES, STANDARD_DTYPES, SUBBYTE_DTYPES, InteropSuite, Peer
 
 import dlarray
 from dlarray import _core
@@ -97,39 +97,10 @@ DLARRAY_VIEWS = {
 ZERO_SIZE_SHAPES = [(0,), (4, 0, 4), (0, 3)]
 
 # Every dtype NumPy itself exchanges through DLPack.
-NUMPY_DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+NUMPY_DTYPES = STANDARD_DTYPES
 
 # The extended floating types, carried by ml_dtypes on the NumPy side.
-EXTENDED_DTYPES = [
-    "bfloat16",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float4_e2m1fn",
-]
-SUBBYTE_DTYPES = ["float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+EXTENDED_DTYPES = ["bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES]
 
 
 def sample_values(name: str) -> np.ndarray:
