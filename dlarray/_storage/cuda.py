@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from dlarray._cuda.runtime import CudaRuntime, CUDAUnavailableError, on_device, runtime
 from dlarray._device import Device
+from dlarray._storage._base import SizedStorage
 
 
 def _release(free: Callable[[int], None], pointer: int) -> None:
@@ -24,15 +25,14 @@ def _release(free: Callable[[int], None], pointer: int) -> None:
         pass
 
 
-class _CudaStorage:
+class _CudaStorage(SizedStorage):
     """An allocation made through the CUDA runtime; one subclass per kind."""
 
     kind: ClassVar[str]
-    __slots__ = ("__weakref__", "_device", "_nbytes", "_pointer")
+    __slots__ = ("_pointer",)
 
     def __init__(self, nbytes: int, device: Device) -> None:
-        if nbytes < 0:
-            raise ValueError(f"cannot allocate {nbytes} bytes")
+        nbytes = self._checked_size(nbytes)
         rt = runtime()
         self._device = device
         self._nbytes = nbytes
@@ -50,22 +50,9 @@ class _CudaStorage:
         return self._pointer
 
     @property
-    def nbytes(self) -> int:
-        """Size in bytes."""
-        return self._nbytes
-
-    @property
-    def device(self) -> Device:
-        """Where the memory lives."""
-        return self._device
-
-    @property
     def owner(self) -> object:
         """The storage itself: it frees the memory when it dies."""
         return self
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(nbytes={self._nbytes}, device={self._device!r})"
 
 
 class CudaDeviceStorage(_CudaStorage):

@@ -13,19 +13,19 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from dlarray._device import Device
+from dlarray._storage._base import SizedStorage
 from dlarray._sycl import runtime
 
 
-class SyclStorage:
+class SyclStorage(SizedStorage):
     """A USM allocation (one subclass per kind allocates it)."""
 
     kind: ClassVar[str] = "sycl"
     usm_type: ClassVar[str] = "device"  # dpctl's name of the USM kind
-    __slots__ = ("__weakref__", "_device", "_memory", "_nbytes")
+    __slots__ = ("_memory",)
 
     def __init__(self, nbytes: int, index: int = 0) -> None:
-        if nbytes < 0:
-            raise ValueError(f"cannot allocate {nbytes} bytes")
+        nbytes = self._checked_size(nbytes)
         # work_queue says what exists when `index` does not.
         queue = runtime.work_queue(index)
         allocator = getattr(runtime.dpctl().memory, f"MemoryUSM{self.usm_type.capitalize()}")
@@ -49,16 +49,6 @@ class SyclStorage:
         return int(self._memory._pointer)
 
     @property
-    def nbytes(self) -> int:
-        """Size in bytes."""
-        return self._nbytes
-
-    @property
-    def device(self) -> Device:
-        """Where the memory lives: the USM kind and root-device index."""
-        return self._device
-
-    @property
     def owner(self) -> object:
         """The dpctl memory object: SYCL frees the memory when it dies."""
         return self._memory
@@ -68,9 +58,6 @@ class SyclStorage:
         """True if the memory is bound to its device's default platform
         context, the only context DLPack can name."""
         return bool(self._memory.sycl_context == runtime.default_context(self._device.index))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(nbytes={self.nbytes}, device={self._device!r})"
 
 
 class SyclDeviceStorage(SyclStorage):
