@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import subprocess
 
 import nox
 
@@ -166,8 +167,6 @@ def interop(session: nox.Session, peer: str) -> None:
 
 def _gpu_present() -> bool:
     try:
-        import subprocess
-
         done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return False

@@ -313,9 +313,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("kind", peer.kinds)
     if "dtype_name" in metafunc.fixturenames:
         metafunc.parametrize("dtype_name", peer.dtypes)
-    if "layout" in metafunc.fixturenames:
-        layouts = peer.view_layouts if "import" in metafunc.function.__name__ else list(LAYOUTS)
-        metafunc.parametrize("layout", layouts)
+    if "layout" in metafunc.fixturenames:  # views made by dlarray
+        metafunc.parametrize("layout", list(LAYOUTS))
+    if "peer_layout" in metafunc.fixturenames:  # views the peer can make
+        metafunc.parametrize("peer_layout", peer.view_layouts)
 
 
 def _check_deviation(deviation: Deviation, call: Callable[[], Any]) -> Any:
@@ -361,9 +362,9 @@ class InteropSuite:
 
     # -- layouts --
 
-    def test_import_layout(self, kind: str, layout: str) -> None:
+    def test_import_layout(self, kind: str, peer_layout: str) -> None:
         base = self.peer.make(host_sample("float32", (4, 6)), kind)
-        view = self.peer.view(base, layout)
+        view = self.peer.view(base, peer_layout)
         x = dlarray.from_dlpack(view)
         want = self.peer.host(view)
         assert x.shape == want.shape
