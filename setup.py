@@ -9,7 +9,10 @@ setup(
         Extension(
             "dlarray._core",
             sources=sorted(glob("dlarray/_core/*.c")),
-            depends=glob("dlarray/_core/*.h"),
+            depends=glob("dlarray/_core/*.h") + glob("dlarray/include/*.h"),
+            # The public headers (the DLPack ABI, the C API) live where
+            # extension authors find them: dlarray.get_include().
+            include_dirs=["dlarray/include"],
             extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
                                 "-Wno-missing-field-initializers", "-Wno-cast-function-type"],
         )

@@ -30,7 +30,7 @@ if not hasattr(_core, "consume"):
     )
 
 # _consumer registers the Python from_dlpack with the core on import.
-from dlarray import _consumer, storage, subbyte  # noqa: F401
+from dlarray import _consumer, _exchange, storage, subbyte  # noqa: F401
 from dlarray._api import NAMESPACE
 from dlarray._array import DLArray
 from dlarray._cuda.runtime import CUDAUnavailableError
@@ -64,6 +64,28 @@ __version__ = "0.1.0"
 #: The DLPack version dlarray reads and writes.
 __dlpack_version__ = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 
+
+def get_include() -> str:
+    """The folder of dlarray's C headers, for building extensions that use
+    dlarray's C API (``dlarray_capi.h``) or its DLPack declarations
+    (``dlpack_abi.h``).
+
+    Returns
+    -------
+    str
+        An absolute path; pass it to the compiler as ``-I``.
+
+    Examples
+    --------
+    >>> import os, dlarray
+    >>> sorted(f for f in os.listdir(dlarray.get_include()) if f.endswith(".h"))
+    ['dlarray_capi.h', 'dlpack_abi.h']
+    """
+    import os
+
+    return os.path.join(os.path.dirname(__file__), "include")
+
+
 # One module attribute per dtype, from the single dtype table.
 globals().update(DTYPES_BY_NAME)
 
@@ -78,6 +100,7 @@ __all__ = [
     "dtypes",
     "e",
     "fft",
+    "get_include",
     "inf",
     "linalg",
     "nan",

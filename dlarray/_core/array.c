@@ -79,12 +79,82 @@ dla_array_is_c_contiguous(const DLAArrayObject *a)
     return true;
 }
 
+/* Every exchange makes an array and drops one, so allocation is a good
+ * part of an exchange's latency.  Arrays of the registered class are made
+ * and freed here without the generic machinery: a few dead ones are kept
+ * for reuse (as CPython keeps tuples), and they skip subtype_dealloc, whose
+ * work (instance dicts, extra slots, finalizers) dlarray.DLArray does not
+ * need: register_array_type checks that it has none. */
+#define ARRAY_FREELIST_SIZE 64
+static DLAArrayObject *array_freelist[ARRAY_FREELIST_SIZE];
+static int array_free_count;
+
+static DLAArrayObject *
+array_alloc(void)
+{
+    if (array_free_count == 0) {
+        return (DLAArrayObject *)dla_array_type->tp_alloc(dla_array_type, 0);
+    }
+    DLAArrayObject *a = array_freelist[--array_free_count];
+    PyObject_Init((PyObject *)a, dla_array_type); /* a reference to the class too */
+    a->owner = NULL;
+    a->engine_view = NULL;
+    a->weakreflist = NULL;
+    PyObject_GC_Track(a); /* as tp_alloc returns it: tracked, nothing to visit */
+    return a;
+}
+
+static void
+array_release_fields(DLAArrayObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    if (self->weakreflist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)self);
+    }
+    if (self->shape != NULL && self->shape != self->inline_dims) {
+        PyMem_Free(self->shape);
+    }
+    self->shape = NULL;
+    Py_CLEAR(self->owner);
+    Py_CLEAR(self->engine_view);
+}
+
+/* tp_dealloc of the registered class (see above). */
+static void
+registered_array_dealloc(DLAArrayObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    array_release_fields(self);
+    if (type == dla_array_type && array_free_count < ARRAY_FREELIST_SIZE) {
+        array_freelist[array_free_count++] = self;
+    }
+    else {
+        type->tp_free((PyObject *)self);
+    }
+    Py_DECREF(type); /* instances of a heap type hold a reference to it */
+}
+
+int
+dla_adopt_array_class(PyTypeObject *cls)
+{
+    while (array_free_count > 0) {
+        PyObject_GC_Del(array_freelist[--array_free_count]);
+    }
+    if (cls != &DLAArrayBase_Type && cls->tp_dictoffset == 0 &&
+        cls->tp_basicsize == sizeof(DLAArrayObject) && cls->tp_finalize == NULL &&
+        cls->tp_del == NULL && cls->tp_free == PyObject_GC_Del) {
+        cls->tp_dealloc = (destructor)registered_array_dealloc;
+        return 1;
+    }
+    return 0;
+}
+
 DLAArrayObject *
 dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device,
               DLDataType dtype, int32_t ndim, const int64_t *shape,
               const int64_t *strides, uint32_t flags)
 {
-    DLAArrayObject *a = (DLAArrayObject *)dla_array_type->tp_alloc(dla_array_type, 0);
+    DLAArrayObject *a = array_alloc();
     if (a == NULL) {
         return NULL;
     }
@@ -155,15 +225,7 @@ array_clear(DLAArrayObject *self)
 static void
 array_dealloc(DLAArrayObject *self)
 {
-    PyObject_GC_UnTrack(self);
-    if (self->weakreflist != NULL) {
-        PyObject_ClearWeakRefs((PyObject *)self);
-    }
-    if (self->shape != NULL && self->shape != self->inline_dims) {
-        PyMem_Free(self->shape);
-    }
-    Py_CLEAR(self->owner);
-    Py_CLEAR(self->engine_view);
+    array_release_fields(self);
     /* For instances of the Python subclass, subtype_dealloc drops the
      * reference to the heap type after this returns. */
     Py_TYPE(self)->tp_free((PyObject *)self);

@@ -108,6 +108,10 @@ DLAArrayObject *dla_array_new(PyObject *owner, void *data, uint64_t byte_offset,
                               const int64_t *shape, const int64_t *strides,
                               uint32_t flags);
 bool dla_array_is_c_contiguous(const DLAArrayObject *a);
+/* Makes `cls` the class new arrays are made of; its instances are then
+ * allocated and freed by array.c directly when it adds nothing to
+ * ArrayBase (1), or by the generic machinery (0). */
+int dla_adopt_array_class(PyTypeObject *cls);
 /* The registered DType object of a's dtype (borrowed), or NULL with an
  * error set. */
 PyObject *dla_array_dtype_object(const DLAArrayObject *a);
@@ -135,6 +139,13 @@ PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t n
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* ---- export.c ---- */
+/* DLPACK_FLAG_BITMASK_* describing a's memory (READ_ONLY, PADDED). */
+uint64_t dla_export_flags(const DLAArrayObject *a);
+/* An owning versioned export of a (one block holding a reference to a),
+ * or NULL with an exception set. */
+DLManagedTensorVersioned *dla_export_versioned(DLAArrayObject *a, uint64_t flags);
+/* A borrowed description of a: shape and strides point into the array. */
+void dla_fill_borrowed_dltensor(DLTensor *t, const DLAArrayObject *a);
 PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,
                            Py_ssize_t nargs, PyObject *kwnames);
 PyObject *dla_array_dlpack_device(PyObject *self, PyObject *unused);
@@ -145,13 +156,37 @@ PyObject *dla_consume_capsule(PyObject *module, PyObject *capsule);
 PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
                           Py_ssize_t nargs, PyObject *kwnames);
 PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
+/* A DLArray owning `managed` (stolen: released on failure too). */
+PyObject *dla_adopt_versioned(DLManagedTensorVersioned *managed);
+/* The tensor in an unconsumed DLPack capsule (still the capsule's), and
+ * taking it (renaming the capsule "used_..."). */
+void *dla_capsule_tensor(PyObject *capsule, bool *versioned);
+int dla_capsule_take(PyObject *capsule, bool versioned);
+void dla_call_deleter(void *managed, bool versioned);
+
+/* ---- exchange_producer.c ---- */
+extern const DLPackExchangeAPI dla_exchange_api;
+/* Puts the table on `type` under the DLPack 1.3 and 1.2 attribute names. */
+int dla_add_exchange_api_attributes(PyTypeObject *type);
+PyObject *dla_set_exchange_hooks(PyObject *module, PyObject *args);
+
+/* ---- exchange_consumer.c ---- */
+/* The usable exchange table of a type (cached), NULL without an exception
+ * when it has none, NULL with one on failure. */
+const DLPackExchangeAPI *dla_exchange_api_of(PyTypeObject *type);
+/* from_dlpack(x) through x's table: a DLArray; NULL with an exception; or
+ * Py_None (a new reference) when the table cannot be used for this tensor
+ * and the caller must fall back to __dlpack__. */
+PyObject *dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api);
+/* The capsule "dlarray._core._C_API" (see dlarray_capi.h). */
+PyObject *dla_capi_capsule(void);
 
 /* ---- module.c ---- */
 /* Interned strings and constants created once at import. */
 typedef struct {
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
-    PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy;
+    PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy, *kw_device;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
     PyObject *str_cupy;                 /* "cupy" */
@@ -160,6 +195,7 @@ typedef struct {
     PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
     PyObject *kwnames_stream_max_version; /* ("stream", "max_version") */
+    PyObject *kwnames_max_version;        /* ("max_version",) */
     /* Python objects the getters `dtype` and `device` return, registered by
      * dlarray at import: one DType per dtype-table row, the CPU Device, and
      * the function making any other Device from (device_type, device_id)
@@ -171,6 +207,15 @@ typedef struct {
     /* dlarray._sycl.exchange.check_import(array): checks an imported kDLOneAPI
      * tensor against dpctl and records its USM kind; NULL until registered. */
     PyObject *sycl_importer;
+    /* The Python side of the C exchange table (dlarray._exchange), NULL
+     * until registered: dlarray's stream on a device, allocation on
+     * devices other than the CPU, and ordering dlarray's work after a
+     * producer's stream when importing through a producer's table. */
+    PyObject *exchange_work_stream;  /* (device_type, device_id) -> int */
+    PyObject *exchange_allocate;     /* (shape, DType, (type, id)) -> DLArray */
+    PyObject *exchange_order_import; /* (device_type, device_id, stream) -> bool */
+    PyObject *str_exchange_api;      /* "__dlpack_c_exchange_api__" (DLPack 1.3) */
+    PyObject *str_exchange_api_12;   /* "__c_dlpack_exchange_api__" (DLPack 1.2) */
 } DLAModuleState;
 extern DLAModuleState dla_state;
 

@@ -13,6 +13,58 @@
 #include <string.h>
 
 
+/* ---- export blocks ---- */
+
+/* Exports are made and released at a high rate, so the blocks of arrays of
+ * up to POOLED_NDIM dimensions (nearly all) are kept for reuse instead of
+ * going back to the allocator.  Each block starts with a private prefix,
+ * before the managed struct the consumer sees, recording whether it is a
+ * pool-sized block: the consumer owns the struct while it holds it, so
+ * nothing in it (ndim, say) can be trusted to say which. */
+#define POOLED_NDIM 4
+#define POOL_CAPACITY 64
+typedef struct {
+    uint64_t pooled; /* 8 bytes, so the managed struct stays 8-aligned */
+} BlockPrefix;
+#define POOLED_BODY (sizeof(DLManagedTensorVersioned) + 2 * POOLED_NDIM * sizeof(int64_t))
+
+static void *block_pool[POOL_CAPACITY]; /* prefixes of free pool-sized blocks */
+static int block_pool_count;
+
+/* A block whose body (what follows the prefix) has `body` bytes; the
+ * caller holds the GIL. */
+static void *
+block_alloc(size_t body)
+{
+    bool pooled = body <= POOLED_BODY;
+    BlockPrefix *prefix;
+    if (pooled && block_pool_count > 0) {
+        prefix = block_pool[--block_pool_count];
+    }
+    else {
+        prefix = PyMem_Malloc(sizeof(BlockPrefix) + (pooled ? POOLED_BODY : body));
+        if (prefix == NULL) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+    }
+    prefix->pooled = pooled;
+    return prefix + 1;
+}
+
+/* Frees a block_alloc block by its body; the caller holds the GIL. */
+static void
+block_free(void *body)
+{
+    BlockPrefix *prefix = (BlockPrefix *)body - 1;
+    if (prefix->pooled && block_pool_count < POOL_CAPACITY) {
+        block_pool[block_pool_count++] = prefix;
+    }
+    else {
+        PyMem_Free(prefix);
+    }
+}
+
 /* ---- deleters: called by the consumer, from any thread, at any time ---- */
 
 /* Both deleters free a block whose manager_ctx is a strong reference.  After
@@ -26,7 +78,7 @@ release_export(void *block, PyObject *manager_ctx)
     }
     PyGILState_STATE gil = PyGILState_Ensure();
     Py_XDECREF(manager_ctx);
-    PyMem_Free(block);
+    block_free(block);
     PyGILState_Release(gil);
 }
 
@@ -44,17 +96,26 @@ legacy_deleter(DLManagedTensor *self)
 
 /* ---- capsule destructors ---- */
 
+/* The capsule names, one string each: the destructor compares addresses. */
+static const char VERSIONED_NAME[] = "dltensor_versioned";
+static const char LEGACY_NAME[] = "dltensor";
+
 /* Runs when the capsule object dies.  A consumer renames the capsules it takes
- * ("used_..."); only a capsule nobody took still owns its tensor.  This can run
- * while an exception is propagating, so it must leave that exception alone. */
+ * ("used_..."); only a capsule nobody took still owns its tensor.  Our own
+ * name is recognised by its address first, so an unconsumed capsule costs no
+ * string comparison, and the block is found through the capsule's context
+ * (set to it at export), which needs none either.  This can run while an
+ * exception is propagating, so it must leave that exception alone. */
 static void
 destroy_capsule(PyObject *capsule, const char *name, bool versioned)
 {
-    if (!PyCapsule_IsValid(capsule, name)) {
+    const char *current = PyCapsule_GetName(capsule);
+    if (current != name && (current == NULL || strcmp(current, name) != 0)) {
+        PyErr_Clear(); /* GetName cannot fail on a live capsule; be safe */
         return;
     }
     DLA_SAVE_EXCEPTION(in_flight);
-    void *ptr = PyCapsule_GetPointer(capsule, name);
+    void *ptr = PyCapsule_GetContext(capsule);
     if (ptr == NULL) {
         PyErr_WriteUnraisable(capsule);
     }
@@ -76,13 +137,13 @@ destroy_capsule(PyObject *capsule, const char *name, bool versioned)
 static void
 destroy_versioned_capsule(PyObject *capsule)
 {
-    destroy_capsule(capsule, "dltensor_versioned", true);
+    destroy_capsule(capsule, VERSIONED_NAME, true);
 }
 
 static void
 destroy_legacy_capsule(PyObject *capsule)
 {
-    destroy_capsule(capsule, "dltensor", false);
+    destroy_capsule(capsule, LEGACY_NAME, false);
 }
 
 typedef struct {
@@ -92,9 +153,8 @@ typedef struct {
 } CapsuleKind;
 
 static const CapsuleKind VERSIONED = {
-    "dltensor_versioned", sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
-static const CapsuleKind LEGACY = {
-    "dltensor", sizeof(DLManagedTensor), destroy_legacy_capsule};
+    VERSIONED_NAME, sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
+static const CapsuleKind LEGACY = {LEGACY_NAME, sizeof(DLManagedTensor), destroy_legacy_capsule};
 
 /* Devices whose data pointers are plain addresses.  For these the export
  * folds byte_offset into data: several consumers (older PyTorch, cuda.core)
@@ -120,6 +180,8 @@ device_has_addresses(DLDeviceType type)
     }
 }
 
+/* Fills a DLTensor describing `a`; shape and strides point at `dims`
+ * (2 * ndim entries, filled by the caller). */
 static void
 fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
 {
@@ -140,25 +202,47 @@ fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
     t->device = a->device;
     t->ndim = a->ndim;
     t->dtype = a->dtype;
-    if (a->ndim > 0) {
-        memcpy(dims, a->shape, (size_t)a->ndim * sizeof(int64_t));
-        memcpy(dims + a->ndim, a->strides, (size_t)a->ndim * sizeof(int64_t));
-    }
     /* Never NULL, even for 0-d arrays: some consumers dereference them. */
     t->shape = dims;
     t->strides = dims + a->ndim;
 }
 
-static PyObject *
-make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
+void
+dla_fill_borrowed_dltensor(DLTensor *t, const DLAArrayObject *a)
 {
-    /* Both heads hold pointers and 64-bit fields, so they end 8-aligned and
-     * the int64 shape/strides can follow directly. */
-    char *block = PyMem_Malloc(kind->head_size + 2 * (size_t)a->ndim * sizeof(int64_t));
+    /* The array's own shape and strides are contiguous (strides follow
+     * shape) and live as long as the array. */
+    fill_dltensor(t, a, a->shape);
+}
+
+uint64_t
+dla_export_flags(const DLAArrayObject *a)
+{
+    uint64_t flags = 0;
+    if (a->flags & DLA_FLAG_READONLY) {
+        flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+    }
+    if (a->flags & DLA_FLAG_PADDED) {
+        flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
+    }
+    return flags;
+}
+
+/* One export is one block: the managed struct, then shape and strides.
+ * Both heads hold pointers and 64-bit fields, so they end 8-aligned and the
+ * int64 dims can follow directly. */
+static void *
+export_block(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
+{
+    char *block = block_alloc(kind->head_size + 2 * (size_t)a->ndim * sizeof(int64_t));
     if (block == NULL) {
-        return PyErr_NoMemory();
+        return NULL;
     }
     int64_t *dims = (int64_t *)(block + kind->head_size);
+    if (a->ndim > 0) {
+        memcpy(dims, a->shape, (size_t)a->ndim * sizeof(int64_t));
+        memcpy(dims + a->ndim, a->strides, (size_t)a->ndim * sizeof(int64_t));
+    }
     if (kind == &VERSIONED) {
         DLManagedTensorVersioned *m = (DLManagedTensorVersioned *)block;
         m->version.major = DLPACK_MAJOR_VERSION;
@@ -174,14 +258,35 @@ make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
         m->deleter = legacy_deleter;
         fill_dltensor(&m->dl_tensor, a, dims);
     }
-    PyObject *capsule = PyCapsule_New(block, kind->name, kind->destructor);
-    if (capsule == NULL) {
-        PyMem_Free(block);
+    /* The block's reference, dropped by the deleter. */
+    Py_INCREF(a);
+    return block;
+}
+
+DLManagedTensorVersioned *
+dla_export_versioned(DLAArrayObject *a, uint64_t flags)
+{
+    return export_block(a, &VERSIONED, flags);
+}
+
+static PyObject *
+make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
+{
+    void *block = export_block(a, kind, flags);
+    if (block == NULL) {
         return NULL;
     }
-    /* Only now does the block own a reference: a failed capsule leaves
-     * nothing to undo but the free above. */
-    Py_INCREF(a);
+    PyObject *capsule = PyCapsule_New(block, kind->name, kind->destructor);
+    if (capsule != NULL && PyCapsule_SetContext(capsule, block) < 0) {
+        PyCapsule_SetDestructor(capsule, NULL);
+        Py_CLEAR(capsule);
+    }
+    if (capsule == NULL) {
+        /* Nobody else has seen the block: undo it without the deleter. */
+        Py_DECREF(a);
+        block_free(block);
+        return NULL;
+    }
     return capsule;
 }
 
@@ -377,12 +482,7 @@ dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
         return NULL;
     }
     PyObject *capsule = NULL;
-    if (source->flags & DLA_FLAG_READONLY) {
-        flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
-    }
-    if (source->flags & DLA_FLAG_PADDED) {
-        flags |= DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED;
-    }
+    flags |= dla_export_flags(source);
     if (!versioned && (flags & DLPACK_FLAG_BITMASK_READ_ONLY)) {
         PyErr_SetString(PyExc_BufferError,
                         "__dlpack__(max_version=None) on a read-only array: a "

@@ -33,8 +33,8 @@ imported_dltensor(DLAImportedTensorObject *self)
                : &((DLManagedTensor *)self->managed)->dl_tensor;
 }
 
-static void
-call_deleter(void *managed, bool versioned)
+void
+dla_call_deleter(void *managed, bool versioned)
 {
     if (versioned) {
         DLManagedTensorVersioned *m = managed;
@@ -50,14 +50,36 @@ call_deleter(void *managed, bool versioned)
     }
 }
 
+/* Every import makes one of these, and latency is the point of an
+ * exchange: a few dead ones are kept for reuse, as CPython keeps floats,
+ * sparing the allocator a free and a malloc per import. */
+#define IMPORTED_FREELIST_SIZE 32
+static DLAImportedTensorObject *imported_freelist[IMPORTED_FREELIST_SIZE];
+static int imported_free_count;
+
+static DLAImportedTensorObject *
+imported_new(void)
+{
+    if (imported_free_count > 0) {
+        DLAImportedTensorObject *self = imported_freelist[--imported_free_count];
+        return (DLAImportedTensorObject *)PyObject_Init((PyObject *)self,
+                                                        &DLAImportedTensor_Type);
+    }
+    return PyObject_New(DLAImportedTensorObject, &DLAImportedTensor_Type);
+}
+
 static void
 imported_dealloc(DLAImportedTensorObject *self)
 {
     if (self->managed != NULL) {
-        call_deleter(self->managed, self->versioned);
+        dla_call_deleter(self->managed, self->versioned);
         self->managed = NULL;
     }
     Py_CLEAR(self->assigned_device);
+    if (imported_free_count < IMPORTED_FREELIST_SIZE) {
+        imported_freelist[imported_free_count++] = self;
+        return;
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -214,86 +236,49 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
     return 0;
 }
 
-/* ---- consume(capsule) ---- */
+/* ---- taking ownership ---- */
 
-PyObject *
-dla_consume_capsule(PyObject *module, PyObject *capsule)
+/* Nothing past `flags` may be read at another major version; the spec says
+ * to call the deleter, which the callers do before raising this (a deleter
+ * may run Python code, which cannot run with an exception set). */
+static PyObject *
+major_version_error(DLPackVersion version)
 {
-    if (!PyCapsule_CheckExact(capsule)) {
-        PyErr_Format(PyExc_TypeError,
-                     "expected a DLPack capsule (from x.__dlpack__()), got %.200s",
-                     Py_TYPE(capsule)->tp_name);
-        return NULL;
-    }
-    const char *name = PyCapsule_GetName(capsule);
-    if (name == NULL && PyErr_Occurred()) {
-        return NULL;
-    }
-    bool versioned;
-    if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
-        versioned = true;
-    }
-    else if (name != NULL && strcmp(name, "dltensor") == 0) {
-        versioned = false;
-    }
-    else if (name != NULL && strncmp(name, "used_dltensor", 13) == 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "this DLPack capsule ('%s') was already consumed; a "
-                     "capsule can be imported only once. Call x.__dlpack__() "
-                     "again for a new one",
-                     name);
-        return NULL;
-    }
-    else {
-        PyErr_Format(PyExc_TypeError,
-                     "expected a capsule named 'dltensor' or "
-                     "'dltensor_versioned', got one named %s%s%s",
-                     name ? "'" : "", name ? name : "NULL", name ? "'" : "");
-        return NULL;
-    }
-    void *managed = PyCapsule_GetPointer(capsule, name);
-    if (managed == NULL) {
-        return NULL;
-    }
+    return PyErr_Format(PyExc_BufferError,
+                 "the producer sent a DLPack %u.%u tensor; dlarray reads major "
+                 "version %d only (it speaks DLPack %d.%d). The tensor was "
+                 "released",
+                 version.major, version.minor, DLPACK_MAJOR_VERSION,
+                 DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+}
 
+/* Checks a producer's tensor and builds the array that will own it.  The
+ * array's ImportedTensor does not own the tensor yet (commit_import does
+ * that once nothing can fail), so on failure the caller still does. */
+static PyObject *
+prepare_import(void *managed, bool versioned)
+{
     DLTensor *t;
     DLPackVersion version = {0, 0};
     uint64_t dl_flags = 0;
     if (versioned) {
         DLManagedTensorVersioned *m = managed;
         version = m->version;
-        if (version.major != DLPACK_MAJOR_VERSION) {
-            /* Nothing past `flags` may be read at another major version;
-             * the spec says to call the deleter, so the capsule is ours. */
-            if (PyCapsule_SetName(capsule, "used_dltensor_versioned") < 0) {
-                return NULL;
-            }
-            call_deleter(m, true);
-            PyErr_Format(PyExc_BufferError,
-                         "the producer sent a DLPack %u.%u tensor; dlarray "
-                         "reads major version %d only (it asked for "
-                         "max_version=(%d, %d)). The tensor was released",
-                         version.major, version.minor, DLPACK_MAJOR_VERSION,
-                         DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
-            return NULL;
-        }
         dl_flags = m->flags;
         t = &m->dl_tensor;
     }
     else {
         t = &((DLManagedTensor *)managed)->dl_tensor;
     }
-
     uint32_t flags;
     if (validate_tensor(t, dl_flags, &flags) < 0) {
         return NULL;
     }
-    DLAImportedTensorObject *owner =
-        PyObject_New(DLAImportedTensorObject, &DLAImportedTensor_Type);
+    DLAImportedTensorObject *owner = imported_new();
     if (owner == NULL) {
         return NULL;
     }
-    owner->managed = NULL; /* set below, once nothing can fail */
+    owner->managed = NULL; /* set by commit_import */
     owner->assigned_device = NULL;
     owner->versioned = versioned;
     owner->version = version;
@@ -319,9 +304,7 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
         return NULL;
     }
     /* SYCL USM is usable only through dpctl, which must recognise the
-     * pointer in the device's default context (dpctl's kDLOneAPI rules);
-     * the check runs before ownership moves, so a refusal leaves the
-     * capsule (and its deleter) with the producer. */
+     * pointer in the device's default context (dpctl's kDLOneAPI rules). */
     if (device.device_type == kDLOneAPI) {
         if (dla_state.sycl_importer == NULL) {
             Py_DECREF(array);
@@ -335,12 +318,113 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
         }
         Py_DECREF(ok);
     }
-    if (PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned"
-                                             : "used_dltensor") < 0) {
+    return array;
+}
+
+static void
+commit_import(PyObject *array, void *managed)
+{
+    PyObject *owner = ((DLAArrayObject *)array)->owner;
+    ((DLAImportedTensorObject *)owner)->managed = managed;
+}
+
+PyObject *
+dla_adopt_versioned(DLManagedTensorVersioned *managed)
+{
+    if (managed->version.major != DLPACK_MAJOR_VERSION) {
+        DLPackVersion version = managed->version;
+        dla_call_deleter(managed, true);
+        return major_version_error(version);
+    }
+    PyObject *array = prepare_import(managed, true);
+    if (array == NULL) {
+        DLA_SAVE_EXCEPTION(refused);
+        dla_call_deleter(managed, true);
+        DLA_RESTORE_EXCEPTION(refused);
+        return NULL;
+    }
+    commit_import(array, managed);
+    return array;
+}
+
+/* ---- consume(capsule) ---- */
+
+/* The managed tensor in a DLPack capsule, still owned by the capsule:
+ * *versioned says which struct it is.  NULL with an exception for anything
+ * that is not an unconsumed DLPack capsule. */
+void *
+dla_capsule_tensor(PyObject *capsule, bool *versioned)
+{
+    if (!PyCapsule_CheckExact(capsule)) {
+        PyErr_Format(PyExc_TypeError,
+                     "expected a DLPack capsule (from x.__dlpack__()), got %.200s",
+                     Py_TYPE(capsule)->tp_name);
+        return NULL;
+    }
+    /* The common case first, with one name comparison. */
+    const char *name = PyCapsule_GetName(capsule);
+    if (name != NULL && name[0] == 'd' && strcmp(name, "dltensor_versioned") == 0) {
+        *versioned = true;
+        return PyCapsule_GetPointer(capsule, name);
+    }
+    if (name == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (name != NULL && strcmp(name, "dltensor") == 0) {
+        *versioned = false;
+        return PyCapsule_GetPointer(capsule, name);
+    }
+    if (name != NULL && strncmp(name, "used_dltensor", 13) == 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "this DLPack capsule ('%s') was already consumed; a "
+                     "capsule can be imported only once. Call x.__dlpack__() "
+                     "again for a new one",
+                     name);
+        return NULL;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "expected a capsule named 'dltensor' or "
+                 "'dltensor_versioned', got one named %s%s%s",
+                 name ? "'" : "", name ? name : "NULL", name ? "'" : "");
+    return NULL;
+}
+
+int
+dla_capsule_take(PyObject *capsule, bool versioned)
+{
+    return PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned"
+                                                : "used_dltensor");
+}
+
+PyObject *
+dla_consume_capsule(PyObject *module, PyObject *capsule)
+{
+    bool versioned;
+    void *managed = dla_capsule_tensor(capsule, &versioned);
+    if (managed == NULL) {
+        return NULL;
+    }
+    DLManagedTensorVersioned *m = managed;
+    if (versioned && m->version.major != DLPACK_MAJOR_VERSION) {
+        /* The spec says to call the deleter, so the capsule is ours. */
+        DLPackVersion version = m->version;
+        if (dla_capsule_take(capsule, true) < 0) {
+            return NULL;
+        }
+        dla_call_deleter(managed, true);
+        return major_version_error(version);
+    }
+    /* Everything that can fail happens while the capsule still owns the
+     * tensor, so on every error path its destructor remains responsible. */
+    PyObject *array = prepare_import(managed, versioned);
+    if (array == NULL) {
+        return NULL;
+    }
+    if (dla_capsule_take(capsule, versioned) < 0) {
         Py_DECREF(array);
         return NULL;
     }
-    owner->managed = managed;
+    commit_import(array, managed);
     return array;
 }
 
@@ -407,13 +491,72 @@ stream_none_is_right(PyObject *x)
     return on_host;
 }
 
+static PyObject *dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args,
+                                           PyObject *kwnames);
+
+/* True when from_dlpack's keywords ask for nothing but the zero-copy
+ * import a table gives: device=None, copy=None or copy=False.  Keywords
+ * written in Python source are interned, so comparing pointers finds them;
+ * any other spelling takes the Python path, which is only slower. */
+static bool
+only_zero_copy_keywords(PyObject *const *values, PyObject *kwnames)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        PyObject *value = values[i];
+        bool fine = (key == dla_state.kw_copy && (value == Py_None || value == Py_False)) ||
+                    (key == dla_state.kw_device && value == Py_None);
+        if (!fine) {
+            return false;
+        }
+    }
+    return true;
+}
+
 PyObject *
 dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                 PyObject *kwnames)
 {
-    if (nargs != 1 || kwnames != NULL || general_from_dlpack == NULL) {
+    if (general_from_dlpack == NULL || nargs != 1) {
         return PyObject_Vectorcall(general_from_dlpack ? general_from_dlpack : Py_None,
                                    args, (size_t)nargs, kwnames);
+    }
+    if (kwnames == NULL) {
+        return dla_from_dlpack_zero_copy(module, args, NULL);
+    }
+    /* copy=False and the defaults still take the table, so that one
+     * producer's memory is imported the same way whichever is spelled. */
+    if (dla_exchange_api_of(Py_TYPE(args[0])) != NULL &&
+        only_zero_copy_keywords(args + 1, kwnames)) {
+        return dla_from_dlpack_zero_copy(module, args, kwnames);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyObject_Vectorcall(general_from_dlpack, args, (size_t)nargs, kwnames);
+}
+
+/* from_dlpack(x) with no keywords (or only those a table honours): through
+ * x's table, or __dlpack__. */
+static PyObject *
+dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args, PyObject *kwnames)
+{
+    /* The producer's C exchange table, when its type has one: no Python
+     * call at all (see exchange_consumer.c). */
+    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(args[0]));
+    if (api != NULL) {
+        PyObject *array = dla_import_through_table(args[0], api);
+        if (array != Py_None) {
+            return array;
+        }
+        /* The table refused the tensor, or dlarray cannot order its work
+         * after the producer's stream: the protocol decides, and
+         * __dlpack__(stream=...) makes the producer order the work. */
+        Py_DECREF(array);
+        return PyObject_Vectorcall(general_from_dlpack, args, 1, kwnames);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
     }
     /* Streams: a producer on a device with streams must be told which one
      * dlarray will use; when that is not None, Python chooses it. */
@@ -426,11 +569,21 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     }
     /* x.__dlpack__(stream=None, max_version=(1, 3)), without creating a
      * bound method.  stream=None is passed, not left out: PyTorch's default
-     * is -1 ("do not synchronise"), not the spec's None. */
+     * is -1 ("do not synchronise"), not the spec's None.  NumPy's default is
+     * None, and leaving it out spares NumPy parsing a keyword. */
     PyObject *call_args[3] = {args[0], Py_None, dla_state.max_version};
-    PyObject *capsule = PyObject_VectorcallMethod(
-        dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-        dla_state.kwnames_stream_max_version);
+    PyObject *capsule;
+    if (dla_engine_is_host_type(Py_TYPE(args[0]))) {
+        call_args[1] = dla_state.max_version;
+        capsule = PyObject_VectorcallMethod(
+            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            dla_state.kwnames_max_version);
+    }
+    else {
+        capsule = PyObject_VectorcallMethod(
+            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            dla_state.kwnames_stream_max_version);
+    }
     if (capsule == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             /* Either x is no producer, and the Python path words that error,

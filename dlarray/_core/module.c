@@ -20,6 +20,7 @@ register_array_type(PyObject *module, PyObject *cls)
         Py_DECREF(dla_array_type);
     }
     dla_array_type = (PyTypeObject *)cls;
+    dla_adopt_array_class(dla_array_type);
     Py_RETURN_NONE;
 }
 
@@ -147,6 +148,9 @@ static PyMethodDef module_methods[] = {
      "engine_unary(kernel, allowed, x) -> DLArray, or None for the general path."},
     {"engine_binary", (PyCFunction)(void (*)(void))dla_engine_binary, METH_FASTCALL,
      "engine_binary(kernel, allowed, x1, x2) -> DLArray, or None for the general path."},
+    {"set_exchange_hooks", dla_set_exchange_hooks, METH_VARARGS,
+     "set_exchange_hooks(work_stream, allocate, order_import): the Python side "
+     "of the C exchange table (dlarray._exchange)."},
     {"dtype_table", dtype_table, METH_NOARGS,
      "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
     {NULL},
@@ -184,23 +188,31 @@ PyInit__core(void)
     dla_state.kw_max_version = PyUnicode_InternFromString("max_version");
     dla_state.kw_dl_device = PyUnicode_InternFromString("dl_device");
     dla_state.kw_copy = PyUnicode_InternFromString("copy");
+    dla_state.kw_device = PyUnicode_InternFromString("device");
     dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
     dla_state.str_dunder_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
     dla_state.str_cupy = PyUnicode_InternFromString("cupy");
     dla_state.str_dpctl = PyUnicode_InternFromString("dpctl");
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
+    dla_state.str_exchange_api = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+    dla_state.str_exchange_api_12 = PyUnicode_InternFromString("__c_dlpack_exchange_api__");
+    if (!dla_state.str_exchange_api || !dla_state.str_exchange_api_12 ||
+        dla_add_exchange_api_attributes(&DLAArrayBase_Type) < 0) {
+        return NULL;
+    }
     dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
     dla_state.kwnames_stream_max_version =
         Py_BuildValue("(OO)", dla_state.kw_stream, dla_state.kw_max_version);
+    dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
     if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy ||
         !dla_state.str_dpctl ||
         !dla_state.max_version ||
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
-        !dla_state.kwnames_stream_max_version ||
+        !dla_state.kwnames_stream_max_version || !dla_state.kwnames_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||
-        !dla_state.kw_dl_device || !dla_state.kw_copy) {
+        !dla_state.kw_dl_device || !dla_state.kw_copy || !dla_state.kw_device) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&core_module);
@@ -217,7 +229,8 @@ PyInit__core(void)
         add_int(m, "FLAG_IS_SUBBYTE_TYPE_PADDED", DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) < 0 ||
         add_int(m, "ARRAY_READONLY", DLA_FLAG_READONLY) < 0 ||
         add_int(m, "ARRAY_PADDED", DLA_FLAG_PADDED) < 0 ||
-        add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0) {
+        add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0 ||
+        PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {
         Py_DECREF(m);
         return NULL;
     }
