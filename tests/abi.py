@@ -4,7 +4,9 @@ It is written from the DLPack header, not from dlarray's ``dlpack_abi.h``, so
 that a field dlarray puts in the wrong place shows up as a wrong value here.
 
 * The structs: :class:`DLPackVersion`, :class:`DLDevice`, :class:`DLDataType`,
-  :class:`DLTensor`, :class:`DLManagedTensor`, :class:`DLManagedTensorVersioned`.
+  :class:`DLTensor`, :class:`DLManagedTensor`, :class:`DLManagedTensorVersioned`,
+  and the C exchange table, :class:`DLPackExchangeAPIHeader` and
+  :class:`DLPackExchangeAPI`.
 * :func:`capsule_pointer` and :func:`read_capsule`: what a capsule holds,
   field by field.
 * :class:`Producer`: a DLPack producer built entirely from ctypes, whose every
@@ -90,6 +92,38 @@ assert DLManagedTensor.deleter.offset == 56
 assert (
     DLManagedTensorVersioned.flags.offset == 24 and DLManagedTensorVersioned.dl_tensor.offset == 32
 )
+
+# ---- the C exchange table (DLPack 1.3, `__dlpack_c_exchange_api__`) ----
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    pass
+
+
+DLPackExchangeAPIHeader._fields_ = [
+    ("version", DLPackVersion),
+    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader)),
+]
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    """The table.  Its functions are kept as addresses: whether one is called
+    with the GIL held (``PYFUNCTYPE``) or released (``CFUNCTYPE``) is the
+    caller's choice (see tests/exchange_tables.py)."""
+
+    _fields_ = [
+        ("header", DLPackExchangeAPIHeader),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+assert ctypes.sizeof(DLPackExchangeAPIHeader) == 16
+assert DLPackExchangeAPI.managed_tensor_allocator.offset == 16
+assert ctypes.sizeof(DLPackExchangeAPI) == 56
 
 # ---- constants ----
 

@@ -178,15 +178,56 @@ def test_torch_refusing_a_device_is_a_buffer_error_under_copy_false(
 @pytest.mark.parametrize(
     "make_tensor",
     [
-        lambda: torch.ones(3, requires_grad=True),
         lambda: torch.ones(3, dtype=torch.complex64).conj(),
         lambda: torch.ones(3).to_sparse(),
+        lambda: torch.ones(3, device="meta"),
     ],
-    ids=["requires_grad", "conjugate_bit", "sparse"],
+    ids=["conjugate_bit", "sparse", "meta"],
 )
-def test_tensors_torch_will_not_export_are_buffer_errors(make_tensor: object) -> None:
-    with pytest.raises(BufferError):
-        dlarray.from_dlpack(make_tensor())  # type: ignore[operator]
+@pytest.mark.parametrize("copy", [None, False])
+def test_tensors_torch_will_not_export_are_buffer_errors(
+    make_tensor: object, copy: bool | None
+) -> None:
+    # torch's exchange table refuses sparse and meta tensors with a
+    # RuntimeError and exports conjugated ones as if they were not; dlarray
+    # then asks __dlpack__, whose BufferError is what the user sees.
+    with pytest.raises(BufferError, match=r"^Can't export|^Cannot pack"):
+        dlarray.from_dlpack(make_tensor(), copy=copy)  # type: ignore[operator]
+
+
+def test_torch_exchange_table_exports_tensors_that_require_grad() -> None:
+    # A deviation of PyTorch 2.13: its __dlpack__ refuses a tensor that
+    # requires grad, its C exchange table (made for kernels called with
+    # such tensors) exports it.  dlarray imports through the table, like
+    # tvm-ffi, so the import shares memory; detach() first to be explicit.
+    t = torch.ones(3, requires_grad=True)
+    with pytest.raises(BufferError, match="require gradient"):
+        t.__dlpack__()
+    x = dlarray.from_dlpack(t)
+    assert x._data + x._byte_offset == t.data_ptr()
+    assert dlarray.from_dlpack(t, copy=False)._data == x._data
+    with pytest.raises(BufferError, match="require gradient"):
+        dlarray.from_dlpack(t, copy=True)  # a copy is asked of __dlpack__
+
+
+def test_torch_conjugated_tensors_never_arrive_unconjugated() -> None:
+    # torch's table hands out a conjugated tensor's memory without the
+    # conjugation; dlarray does not import complex data through tables.
+    t = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
+    with pytest.raises(BufferError, match="conjugate"):
+        dlarray.from_dlpack(t.conj())
+    assert np.from_dlpack(dlarray.from_dlpack(t.conj().resolve_conj())).tolist() == [1 - 2j, 3 + 1j]
+
+
+def test_torch_negative_bit_is_lost_by_torch_itself() -> None:
+    # A deviation of PyTorch 2.13 that no consumer can detect: a tensor with
+    # the negative bit (the imaginary part of a conjugated tensor) exports
+    # its memory un-negated through __dlpack__ and through its table alike.
+    t = torch.tensor([1 + 2j], dtype=torch.complex64).conj().imag
+    assert t.is_neg() and t.tolist() == [-2.0]
+    assert np.from_dlpack(dlarray.from_dlpack(t)).tolist() == [2.0]
+    assert np.from_dlpack(t).tolist() == [2.0]
+    assert np.from_dlpack(dlarray.from_dlpack(t.resolve_neg())).tolist() == [-2.0]
 
 
 def test_torch_fp4_x2_is_refused_cleanly() -> None:
