@@ -7,8 +7,8 @@ their versions) and then a live matrix: for each installed peer, each
 direction and each device kind found here that the peer supports, one
 exchange of a small float32 array.  Each row says whether it worked,
 whether the memory was shared (same first-element address on both sides),
-which capsule kind crossed (versioned or legacy), whether the values
-survived, and how long one exchange takes.
+the route it took (the C exchange table, or a versioned or legacy capsule),
+whether the values survived, and how long one exchange takes.
 
 Every row is a pair that should work, so any failed row makes the exit
 status 1.  ``--json`` prints the same report as a JSON document.
@@ -21,6 +21,7 @@ not a branch.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -28,7 +29,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from types import ModuleType
@@ -275,8 +276,10 @@ def import_peer(peer: Peer) -> ModuleType | None:
 class Exchange:
     """The outcome of passing one array across, in one direction, on one device.
 
-    ``capsule`` is the kind of capsule that crossed: the one dlarray received
-    (peer -> dlarray) or the one the peer asked dlarray for (dlarray -> peer).
+    ``route`` is how the tensor crossed: ``"table"`` through the producer's
+    C exchange table (no capsule at all), or the kind of capsule: the one
+    dlarray received (peer -> dlarray) or the one the peer asked dlarray for
+    (dlarray -> peer); ``capsule`` is that kind, None for the table.
     ``zero_copy`` compares the first-element addresses on both sides.
     """
 
@@ -286,26 +289,36 @@ class Exchange:
     ok: bool = False
     error: str | None = None
     zero_copy: bool | None = None
-    capsule: str | None = None  # "versioned" or "legacy"
+    capsule: str | None = None  # "versioned" or "legacy"; None through the table
+    route: str | None = None  # "table", "versioned" or "legacy"
     values_equal: bool | None = None
     time_us: float | None = None
 
 
-class _CapsuleSpy:
-    """Stands in for a DLArray to see which capsule kind a consumer asks for."""
+@contextlib.contextmanager
+def _watching_dlpack_calls() -> Iterator[list[str]]:
+    """Record the capsule kind of every ``DLArray.__dlpack__`` call made while
+    active.  A consumer that takes a DLArray and makes no such call used
+    dlarray's C exchange table."""
+    kinds: list[str] = []
+    cls = dlarray.DLArray
+    own = cls.__dict__.get("__dlpack__")
+    original = cls.__dlpack__
 
-    def __init__(self, array: dlarray.DLArray) -> None:
-        self._array = array
-        self.capsule: str | None = None
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self._array.__dlpack_device__()
-
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        capsule = self._array.__dlpack__(*args, **kwargs)
+    def watched(self: dlarray.DLArray, *args: Any, **kwargs: Any) -> Any:
+        capsule = original(self, *args, **kwargs)
         # A capsule's repr names it: <capsule object "dltensor_versioned" at ...>.
-        self.capsule = "versioned" if "dltensor_versioned" in repr(capsule) else "legacy"
+        kinds.append("versioned" if "dltensor_versioned" in repr(capsule) else "legacy")
         return capsule
+
+    cls.__dlpack__ = watched  # type: ignore[method-assign,assignment]
+    try:
+        yield kinds
+    finally:
+        if own is None:
+            del cls.__dlpack__
+        else:
+            cls.__dlpack__ = own  # type: ignore[method-assign]
 
 
 def _address(x: dlarray.DLArray) -> int:
@@ -366,7 +379,10 @@ def peer_to_dlarray(
         source = peer.make[device.kind](module, VALUES, device)
         x = dlarray.from_dlpack(source)
         result.zero_copy = _address(x) == peer.pointer(source)
-        result.capsule = "versioned" if x._owner.versioned else "legacy"
+        if x._owner.via_table:
+            result.route = "table"
+        else:
+            result.capsule = result.route = "versioned" if x._owner.versioned else "legacy"
         result.values_equal = _numpy_list(x.to_device("cpu")) == VALUES
         result.time_us = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
         result.ok = True
@@ -400,9 +416,10 @@ def dlarray_to_peer(
     try:
         consume = peer.from_dlpack(module)
         x = dlarray.asarray(VALUES, dtype="float32", device=device)
-        spy = _CapsuleSpy(x)
-        received = consume(spy)
-        result.capsule = spy.capsule
+        with _watching_dlpack_calls() as capsules:
+            received = consume(x)
+        result.capsule = capsules[-1] if capsules else None
+        result.route = result.capsule or "table"
         result.zero_copy = peer.pointer(received) == _address(x)
         result.values_equal = peer.to_list(received) == VALUES
         result.time_us = time_per_call(lambda: consume(x), repeats)
@@ -531,7 +548,7 @@ def _cell(value: Any) -> str:
 def _exchange_row(e: dict[str, Any]) -> tuple[str, ...]:
     values = {None: None, True: "equal", False: "DIFFER"}[e["values_equal"]]
     result = "ok" if e["ok"] else "FAILED"
-    cells = (e["direction"], e["device"], result, e["zero_copy"], e["capsule"], values)
+    cells = (e["direction"], e["device"], result, e["zero_copy"], e["route"], values)
     return tuple(_cell(c) for c in (*cells, e["time_us"]))
 
 
@@ -584,7 +601,7 @@ def format_table(report: dict[str, Any]) -> str:
         each failed exchange, and a verdict line.
     """
     exchanges = report["exchanges"]
-    header = ("direction", "device", "result", "zero-copy", "capsule", "values", "µs/exchange")
+    header = ("direction", "device", "result", "zero-copy", "route", "values", "µs/exchange")
     rows = [header, *map(_exchange_row, exchanges)]
     lines = [*_environment_lines(report), "", *_align(rows), ""]
     lines += [f"{e['direction']} on {e['device']}: {e['error']}" for e in exchanges if e["error"]]

@@ -124,8 +124,23 @@ def test_peer_cpu_rows_are_zero_copy(json_report: dict[str, Any], peer: str) -> 
         assert found["ok"], found["error"]
         assert found["zero_copy"] is True
         assert found["values_equal"] is True
-        assert found["capsule"] in ("versioned", "legacy")
+        assert found["route"] in ("table", "versioned", "legacy")
+        assert found["capsule"] == (None if found["route"] == "table" else found["route"])
         assert found["time_us"] > 0
+
+
+@pytest.mark.parametrize(
+    ("peer", "direction"),
+    [("torch", "torch -> dlarray"), ("tvm_ffi", "dlarray -> tvm_ffi")],
+)
+def test_exchanges_through_a_c_exchange_table_say_so(
+    json_report: dict[str, Any], peer: str, direction: str
+) -> None:
+    # torch.Tensor carries a table dlarray uses; tvm-ffi uses dlarray's.
+    pytest.importorskip(peer)
+    found = exchange(json_report, direction, "cpu:0")
+    assert found["ok"], found["error"]
+    assert (found["route"], found["capsule"]) == ("table", None)
 
 
 def _refuse_device_memory(x: Any) -> Any:

@@ -158,6 +158,9 @@ PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
 PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
 /* A DLArray owning `managed` (stolen: released on failure too). */
 PyObject *dla_adopt_versioned(DLManagedTensorVersioned *managed);
+/* The same, for a tensor a producer's exchange table gave (the owner's
+ * via_table says so). */
+PyObject *dla_adopt_from_table(DLManagedTensorVersioned *managed);
 /* The tensor in an unconsumed DLPack capsule (still the capsule's), and
  * taking it (renaming the capsule "used_..."). */
 void *dla_capsule_tensor(PyObject *capsule, bool *versioned);

@@ -225,7 +225,7 @@ dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api)
         dla_call_deleter(m, true);
         return Py_NewRef(Py_None);
     }
-    PyObject *array = dla_adopt_versioned(m);
+    PyObject *array = dla_adopt_from_table(m);
     if (array == NULL) {
         return NULL;
     }

@@ -17,6 +17,7 @@ typedef struct {
     PyObject_HEAD
     void *managed;     /* DLManagedTensorVersioned* or DLManagedTensor* */
     bool versioned;
+    bool via_table;    /* came through the producer's C exchange table */
     DLPackVersion version; /* (0, 0) for legacy tensors */
     uint64_t flags;
     /* The dlarray.Device of this memory where (device_type, device_id) does
@@ -122,6 +123,12 @@ imported_get_versioned(DLAImportedTensorObject *self, void *c)
 }
 
 static PyObject *
+imported_get_via_table(DLAImportedTensorObject *self, void *c)
+{
+    return PyBool_FromLong(self->via_table);
+}
+
+static PyObject *
 imported_get_assigned_device(DLAImportedTensorObject *self, void *c)
 {
     return Py_NewRef(self->assigned_device ? self->assigned_device : Py_None);
@@ -152,7 +159,10 @@ static PyGetSetDef imported_getset[] = {
     {"flags", (getter)imported_get_flags, NULL,
      "The producer's DLPACK_FLAG_BITMASK_* bits (0 for legacy).", NULL},
     {"versioned", (getter)imported_get_versioned, NULL,
-     "True if it came in a 'dltensor_versioned' capsule.", NULL},
+     "True if it is a versioned tensor (a 'dltensor_versioned' capsule, or "
+     "the producer's C exchange table).", NULL},
+    {"via_table", (getter)imported_get_via_table, NULL,
+     "True if it came through the producer's C exchange table, not a capsule.", NULL},
     {NULL},
 };
 
@@ -281,6 +291,7 @@ prepare_import(void *managed, bool versioned)
     owner->managed = NULL; /* set by commit_import */
     owner->assigned_device = NULL;
     owner->versioned = versioned;
+    owner->via_table = false; /* dla_adopt_from_table says otherwise */
     owner->version = version;
     owner->flags = dl_flags;
     /* DLPack: "for vanilla CPU memory, pinned memory, or managed memory,
@@ -326,6 +337,17 @@ commit_import(PyObject *array, void *managed)
 {
     PyObject *owner = ((DLAArrayObject *)array)->owner;
     ((DLAImportedTensorObject *)owner)->managed = managed;
+}
+
+PyObject *
+dla_adopt_from_table(DLManagedTensorVersioned *managed)
+{
+    PyObject *array = dla_adopt_versioned(managed);
+    if (array != NULL) {
+        PyObject *owner = ((DLAArrayObject *)array)->owner;
+        ((DLAImportedTensorObject *)owner)->via_table = true;
+    }
+    return array;
 }
 
 PyObject *
