@@ -26,6 +26,14 @@
 #define DLA_FINALIZING() _Py_IsFinalizing()
 #endif
 
+/* This thread's state if it holds the GIL, NULL if it does not (a GIL
+ * build makes a thread state current only while its thread holds it). */
+#if PY_VERSION_HEX >= 0x030D0000
+#define DLA_CURRENT_THREAD_STATE() PyThreadState_GetUnchecked()
+#else
+#define DLA_CURRENT_THREAD_STATE() _PyThreadState_UncheckedGet()
+#endif
+
 /* Keep an exception aside while running code that may raise another. */
 #if PY_VERSION_HEX >= 0x030C0000
 #define DLA_SAVE_EXCEPTION(var) PyObject *var = PyErr_GetRaisedException()
