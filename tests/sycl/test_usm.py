@@ -379,3 +379,29 @@ def test_dpnp_reads_dlarray_results_without_waiting_itself(dpnp):
     x = dlarray.ones((256, 256), dtype=dlarray.float32, device="sycl")
     y = dlarray.matmul(x, x)
     assert float(dpnp.from_dlpack(y).sum()) == 256.0 * 256 * 256
+
+
+# ---- the C exchange table on SYCL memory ----
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_dlarray_imports_its_own_usm_through_its_exchange_table(kind: str) -> None:
+    x = dlarray.asarray([1.0, 2.0, 3.0], device=dlarray.Device(kind, 0))
+    y = dlarray.from_dlpack(x)
+    # The table path ran, found dlarray's own queue as the producer's
+    # stream, so nothing needed ordering, and kept the USM kind.
+    assert y._owner.via_table is True
+    assert y.device == x.device
+    assert y._data + y._byte_offset == x._data + x._byte_offset
+
+
+def test_the_work_stream_of_a_sycl_device_is_dlarrays_queue() -> None:
+    from dlarray import _exchange
+
+    queue = sycl_runtime.work_queue(0)
+    assert _exchange.work_stream(int(dlarray.DLDeviceType.kDLOneAPI), 0) == queue.addressof_ref()
+    # Another queue's work would need ordering dlarray cannot do itself,
+    # so the import falls back to __dlpack__(stream=queue).
+    other = sycl_runtime.dpctl().SyclQueue(queue.sycl_context, queue.sycl_device)
+    assert _exchange.order_import(14, 0, other.addressof_ref()) is False
+    assert _exchange.order_import(14, 0, queue.addressof_ref()) is True
