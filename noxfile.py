@@ -85,19 +85,48 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Exchange latency against NumPy (and torch, if `--with-torch` follows --)."""
-    session.install(".", "numpy", "array-api-strict==2.6.1")
-    args = list(session.posargs)
-    if "--with-torch" in args:
-        args.remove("--with-torch")
-        session.install("torch==2.13.0")
-    session.run("python", str(ROOT / "benchmarks" / "bench_exchange.py"), *args)
-    namespace_args = [a for a in args if a == "--quick"]
-    if "--output" in args:
-        exchange_json = pathlib.Path(args[args.index("--output") + 1])
-        namespace_json = exchange_json.with_name(exchange_json.stem + "-namespace.json")
-        namespace_args += ["--output", str(namespace_json)]
-    session.run("python", str(ROOT / "benchmarks" / "bench_namespace.py"), *namespace_args)
+    """Exchange latency against NumPy and the peers (torch, tvm_ffi, jax),
+    namespace overhead, and memory growth over many exchanges.
+
+    Options after -- : ``--quick`` (CI: a few seconds per script) and
+    ``--output PATH`` (the exchange JSON; the others go next to it as
+    PATH-namespace.json, PATH-peers.json, PATH-memory.json).  Only
+    bench_memory.py fails the session on a bad result (a leak); latency
+    targets are printed, not enforced (shared machines are noisy: run
+    ``python benchmarks/bench_peers.py --check-targets`` for that).
+
+    torch is the plain ``torch==2.13.0`` requirement, as in interop(torch):
+    a local CPU wheel (pip's find-links) wins where there is one; set
+    INTEROP_TORCH_INDEX (e.g. https://download.pytorch.org/whl/cpu) to add
+    PyTorch's CPU index elsewhere.
+    """
+    install = [
+        ".",
+        "numpy",
+        "array-api-strict==2.6.1",
+        *INTEROP_PEERS["torch"],
+        *INTEROP_PEERS["tvm_ffi"],
+        *INTEROP_PEERS["jax"],
+    ]
+    if os.environ.get("INTEROP_TORCH_INDEX"):
+        install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
+    session.install(*install)
+    # --with-torch was needed when torch was optional here; still accepted.
+    args = [a for a in session.posargs if a != "--with-torch"]
+    quick = [a for a in args if a == "--quick"]
+    output = pathlib.Path(args[args.index("--output") + 1]) if "--output" in args else None
+
+    def output_for(suffix: str) -> list[str]:
+        """--output for a script's own JSON, next to the exchange one."""
+        if output is None:
+            return []
+        return ["--output", str(output.with_name(f"{output.stem}-{suffix}.json"))]
+
+    benchmarks = ROOT / "benchmarks"
+    session.run("python", str(benchmarks / "bench_exchange.py"), *args)
+    session.run("python", str(benchmarks / "bench_namespace.py"), *quick, *output_for("namespace"))
+    session.run("python", str(benchmarks / "bench_peers.py"), *quick, *output_for("peers"))
+    session.run("python", str(benchmarks / "bench_memory.py"), *quick, *output_for("memory"))
 
 
 @nox.session
