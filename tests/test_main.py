@@ -258,3 +258,36 @@ def test_benchmark_quick_writes_json(tmp_path: Path) -> None:
         assert row["dlarray_side"]["ns_per_call"] > 0
         assert row["numpy_side"]["ns_per_call"] > 0
         assert row["ratio"] > 0
+
+
+def test_peer_benchmark_quick_reports_every_library_and_target(tmp_path: Path) -> None:
+    output = tmp_path / "peers.json"
+    script = REPO / "benchmarks" / "bench_peers.py"
+    done = run(str(script), "--quick", "--output", str(output), cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "targets:" in done.stdout
+    results = json.loads(output.read_text())
+    libraries = {cell["library"] for cell in results["cells"]}
+    assert libraries == {"dlarray", "numpy", "torch", "tvm_ffi", "jax"}
+    for cell in results["cells"]:
+        if cell["library"] in ("dlarray", "numpy") and cell["na"] is None:
+            assert cell["ns_per_call"] > 0
+    # Four targets, each at two sizes, each measured or with a reason.
+    assert len(results["targets"]) == 8
+    for target in results["targets"]:
+        assert isinstance(target["met"], bool)
+        assert target["reason"] is not None or target["subject_ns"] > 0
+
+
+def test_memory_benchmark_quick_finds_no_growth(tmp_path: Path) -> None:
+    output = tmp_path / "memory.json"
+    script = REPO / "benchmarks" / "bench_memory.py"
+    done = run(str(script), "--quick", "--output", str(output), cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(output.read_text())
+    assert results["all_passed"] is True
+    cases = {case["case"] for case in results["cases"]}
+    assert "dlarray.from_dlpack(numpy_array)" in cases
+    for case in results["cases"]:
+        assert case["exchanges"] >= 200_000
+        assert case["growth_bytes"] < 1_000_000 and case["refcount_delta"] == 0
