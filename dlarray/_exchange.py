@@ -75,14 +75,7 @@ def order_import(device_type: int, device_id: int, producer_stream: int) -> bool
             # host (NumPy), so the host waits for the producer's work.
             rt.stream_synchronize(producer)
             return True
-        consumer = streams.work_stream()
-        if consumer != producer:
-            event = rt.event_create()
-            try:
-                rt.event_record(event, producer)
-                rt.stream_wait_event(consumer, event)
-            finally:
-                rt.event_destroy(event)  # legal once the wait is enqueued
+        streams.make_wait(rt, streams.work_stream(), producer)
     return True
 
 

@@ -151,6 +151,23 @@ ensure_table_error(PyObject *x, const char *func)
     }
 }
 
+/* A versioned tensor of another major version may be read no further than
+ * its flags: release it, as the spec says, and refuse it. */
+static int
+refuse_other_major(DLManagedTensorVersioned *m)
+{
+    if (m->version.major == DLPACK_MAJOR_VERSION) {
+        return 0;
+    }
+    DLPackVersion version = m->version;
+    dla_call_deleter(m, true);
+    PyErr_Format(PyExc_BufferError,
+                 "the producer sent a DLPack %u.%u tensor; dlarray reads major "
+                 "version %d only. The tensor was released",
+                 version.major, version.minor, DLPACK_MAJOR_VERSION);
+    return -1;
+}
+
 static DLManagedTensorVersioned *
 export_through_table(PyObject *x, const DLPackExchangeAPI *api)
 {
@@ -336,17 +353,8 @@ take_from_capsule(PyObject *capsule, bool *versioned)
     if (managed == NULL || dla_capsule_take(capsule, *versioned) < 0) {
         return NULL;
     }
-    if (*versioned) {
-        DLManagedTensorVersioned *m = managed;
-        if (m->version.major != DLPACK_MAJOR_VERSION) {
-            DLPackVersion version = m->version;
-            dla_call_deleter(m, true);
-            PyErr_Format(PyExc_BufferError,
-                         "the producer sent a DLPack %u.%u tensor; dlarray reads "
-                         "major version %d only. The tensor was released",
-                         version.major, version.minor, DLPACK_MAJOR_VERSION);
-            return NULL;
-        }
+    if (*versioned && refuse_other_major(managed) < 0) {
+        return NULL;
     }
     return managed;
 }
@@ -440,18 +448,11 @@ capi_borrow(PyObject *obj, DLArrayBorrowed *out)
         if (m == NULL) {
             return -1;
         }
-        out->owned_ = m;
-        out->owned_kind_ = 1;
-        if (m->version.major != DLPACK_MAJOR_VERSION) {
-            DLPackVersion version = m->version;
-            capi_release(out);
-            PyErr_Format(PyExc_BufferError,
-                         "%.200s's exchange table gave a DLPack %u.%u tensor; "
-                         "dlarray reads major version %d only",
-                         Py_TYPE(obj)->tp_name, version.major, version.minor,
-                         DLPACK_MAJOR_VERSION);
+        if (refuse_other_major(m) < 0) {
             return -1;
         }
+        out->owned_ = m;
+        out->owned_kind_ = 1;
         out->tensor = m->dl_tensor;
         out->flags = m->flags;
     }
@@ -484,14 +485,7 @@ capi_to_managed(PyObject *obj, DLManagedTensorVersioned **out)
         if (m == NULL) {
             return -1;
         }
-        if (m->version.major != DLPACK_MAJOR_VERSION) {
-            DLPackVersion version = m->version;
-            dla_call_deleter(m, true);
-            PyErr_Format(PyExc_BufferError,
-                         "%.200s's exchange table gave a DLPack %u.%u tensor; "
-                         "dlarray reads major version %d only",
-                         Py_TYPE(obj)->tp_name, version.major, version.minor,
-                         DLPACK_MAJOR_VERSION);
+        if (refuse_other_major(m) < 0) {
             return -1;
         }
         *out = m;

@@ -45,6 +45,7 @@ and otherwise the legacy default stream, where its own copies run.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from dlarray._device import CUDA_KINDS, Device
 
@@ -116,15 +117,20 @@ def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__")
         synchronize_for_host(device)
         return
     with on_device(gpu_of(device)) as rt:
-        producer = work_stream()
-        if consumer == producer:
-            return
-        event = rt.event_create()
-        try:
-            rt.event_record(event, producer)
-            rt.stream_wait_event(consumer, event)
-        finally:
-            rt.event_destroy(event)  # legal once the wait is enqueued
+        make_wait(rt, consumer, work_stream())
+
+
+def make_wait(rt: Any, waiting: int, on: int) -> None:
+    """Make stream ``waiting`` wait for the work queued on stream ``on`` so
+    far (an event), without blocking the host; nothing when they are one."""
+    if waiting == on:
+        return
+    event = rt.event_create()
+    try:
+        rt.event_record(event, on)
+        rt.stream_wait_event(waiting, event)
+    finally:
+        rt.event_destroy(event)  # legal once the wait is enqueued
 
 
 def gpu_of(device: Device) -> int | None:
