@@ -83,8 +83,12 @@ class DLArray(_core.ArrayBase):
     --------
     >>> import dlarray, numpy as np
     >>> x = dlarray.asarray([[1, 2, 3], [4, 5, 6]], dtype=dlarray.int32)
-    >>> x.shape, x.dtype, x.device
-    ((2, 3), dlarray.int32, Device('cpu', 0))
+    >>> x.shape, x.ndim, x.size
+    ((2, 3), 2, 6)
+    >>> x.dtype, x.device, x.readonly
+    (dlarray.int32, Device('cpu', 0), False)
+    >>> x.T  # a view with the axes reversed
+    dlarray.asarray([[1, 4], [2, 5], [3, 6]], dtype=dlarray.int32)
     >>> np.from_dlpack(x.T).tolist()
     [[1, 4], [2, 5], [3, 6]]
     """
@@ -103,7 +107,14 @@ class DLArray(_core.ArrayBase):
 
     @property
     def size(self) -> int:
-        """Number of elements."""
+        """Number of elements: the product of ``shape`` (1 for a 0-d array).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.zeros((2, 3, 4)).size, dlarray.asarray(7.0).size
+        (24, 1)
+        """
         n = 1
         for extent in self.shape:
             n *= extent
@@ -111,7 +122,20 @@ class DLArray(_core.ArrayBase):
 
     @property
     def readonly(self) -> bool:
-        """True when writes are refused."""
+        """True when writes are refused.
+
+        An array imported from a producer that set DLPack's ``READ_ONLY``
+        flag is read-only, and so are its views.
+
+        Examples
+        --------
+        >>> import dlarray, numpy as np
+        >>> a = np.arange(3.0)
+        >>> a.flags.writeable = False
+        >>> x = dlarray.from_dlpack(a)
+        >>> x.readonly, dlarray.asarray([1.0]).readonly
+        (True, False)
+        """
         return self._readonly
 
     # ``T`` and ``x[key]`` for basic keys are C (subscript.c); these are the
@@ -124,7 +148,16 @@ class DLArray(_core.ArrayBase):
 
     @property
     def mT(self) -> DLArray:
-        """The array with its last two axes swapped (a view); needs ``ndim >= 2``."""
+        """The array with its last two axes swapped (a view); needs ``ndim >= 2``.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.asarray([[1, 2, 3]]).mT
+        dlarray.asarray([[1], [2], [3]], dtype=dlarray.int64)
+        >>> dlarray.zeros((5, 2, 3)).mT.shape  # a stack of five 3x2 matrices
+        (5, 3, 2)
+        """
         from dlarray._views import permute_dims
 
         if self.ndim < 2:
@@ -135,7 +168,31 @@ class DLArray(_core.ArrayBase):
     # ---- indexing ----
 
     def __iter__(self) -> Any:
-        """Iterate over the first axis (as for Python sequences)."""
+        """Iterate over the first axis (as for Python sequences).
+
+        Each item is ``self[i]``: a view with one axis fewer, sharing this
+        array's memory.  A 0-d array has no first axis and raises
+        ``TypeError`` at once.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> x = dlarray.asarray([[1, 2], [3, 4]])
+        >>> for row in x:
+        ...     print(row)
+        dlarray.asarray([1, 2], dtype=dlarray.int64)
+        dlarray.asarray([3, 4], dtype=dlarray.int64)
+        >>> [int(v) for v in x[1]]
+        [3, 4]
+        >>> first = next(iter(x))
+        >>> first[0] = 10  # writes through to x
+        >>> int(x[0, 0])
+        10
+        >>> iter(dlarray.asarray(5))
+        Traceback (most recent call last):
+            ...
+        TypeError: iteration over a 0-d array
+        """
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
@@ -151,7 +208,21 @@ class DLArray(_core.ArrayBase):
     # ---- the Array API ----
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """The namespace with this array's functions: the ``dlarray`` module."""
+        """The namespace with this array's functions: the ``dlarray`` module.
+
+        ``api_version`` may name any revision of the standard from 2021.12
+        to 2025.12 (``ValueError`` otherwise).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> x = dlarray.asarray([1.0, 2.0])
+        >>> xp = x.__array_namespace__()
+        >>> xp is dlarray
+        True
+        >>> xp.sum(x)
+        dlarray.asarray(3.0, dtype=dlarray.float64)
+        """
         import dlarray
 
         if api_version is not None and api_version not in _SUPPORTED_API_VERSIONS:
@@ -162,7 +233,20 @@ class DLArray(_core.ArrayBase):
         return dlarray
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> DLArray:
-        """This array on ``device``: itself if already there, else a copy."""
+        """This array on ``device``: itself if already there, else a copy.
+
+        ``device`` is a :class:`~dlarray.Device`, a kind name such as
+        ``"cuda"``, or a DLPack ``(device_type, device_id)`` pair.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> x = dlarray.asarray([1.0, 2.0])
+        >>> x.to_device("cpu") is x
+        True
+        >>> x.to_device((1, 0)) is x
+        True
+        """
         from dlarray._api.creation import to_device
 
         return to_device(self, device, stream=stream)

@@ -15,7 +15,22 @@ from typing import Final
 
 
 class DLDeviceType(enum.IntEnum):
-    """DLPack's ``DLDeviceType`` values (DLPack 1.3)."""
+    """DLPack's ``DLDeviceType`` values (DLPack 1.3).
+
+    The first number of every ``(device_type, device_id)`` pair, such as the
+    one ``__dlpack_device__`` returns.  The members are ints.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> int(dlarray.DLDeviceType.kDLCUDA)
+    2
+    >>> dlarray.DLDeviceType(13).name
+    'kDLCUDAManaged'
+    >>> x = dlarray.asarray([1.0, 2.0])
+    >>> x.__dlpack_device__() == (dlarray.DLDeviceType.kDLCPU, 0)
+    True
+    """
 
     kDLCPU = 1
     kDLCUDA = 2
@@ -101,7 +116,20 @@ class Device:
 
     @classmethod
     def from_dlpack(cls, pair: tuple[int, int]) -> Device:
-        """The device for a ``(device_type, device_id)`` pair."""
+        """The device for a ``(device_type, device_id)`` pair.
+
+        ``kDLOneAPI`` (14) gives ``Device("sycl", i)``, SYCL device memory.
+        An unknown device type raises ``BufferError``.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.Device.from_dlpack((13, 0))
+        Device('cuda_managed', 0)
+        >>> x = dlarray.asarray([1.0])
+        >>> dlarray.Device.from_dlpack(x.__dlpack_device__()) == x.device
+        True
+        """
         device_type, device_id = pair
         try:
             return cls(_NAMES[device_type], device_id)
@@ -110,17 +138,42 @@ class Device:
 
     @property
     def kind(self) -> str:
-        """The memory kind, e.g. ``"cpu"``."""
+        """The memory kind, e.g. ``"cpu"``.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.Device("cuda_host").kind
+        'cuda_host'
+        """
         return self._kind
 
     @property
     def index(self) -> int:
-        """The device ordinal."""
+        """The device ordinal.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.Device("cuda", 1).index
+        1
+        """
         return self._index
 
     @property
     def dlpack(self) -> tuple[int, int]:
-        """``(device_type, device_id)`` as ``__dlpack_device__`` returns it."""
+        """``(device_type, device_id)`` as ``__dlpack_device__`` returns it.
+
+        The three SYCL kinds share device type 14 (``kDLOneAPI``).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.Device("cpu").dlpack
+        (1, 0)
+        >>> dlarray.Device("sycl_shared", 0).dlpack
+        (14, 0)
+        """
         return (int(_KINDS[self._kind]), self._index)
 
     def __eq__(self, other: object) -> bool:

@@ -32,8 +32,11 @@ class DType:
     Examples
     --------
     >>> import dlarray
-    >>> dlarray.float32.code, dlarray.float32.bits
-    (2, 32)
+    >>> dt = dlarray.float32
+    >>> dt.name, dt.code, dt.bits, dt.lanes, dt.kind
+    ('float32', 2, 32, 1, 'real floating')
+    >>> dlarray.bfloat16.kind
+    'extended floating'
     >>> dlarray.float4_e2m1fn.is_subbyte
     True
     """
@@ -55,17 +58,38 @@ class DType:
 
     @property
     def is_subbyte(self) -> bool:
-        """True for types narrower than a byte (fp6, fp4)."""
+        """True for types narrower than a byte (fp6, fp4).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.float6_e3m2fn.is_subbyte, dlarray.float8_e4m3fn.is_subbyte
+        (True, False)
+        """
         return self.bits < 8
 
     @property
     def itemsize(self) -> int:
-        """Bytes per element; sub-byte types report 1 (their padded size)."""
+        """Bytes per element; sub-byte types report 1 (their padded size).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.complex64.itemsize, dlarray.bool.itemsize, dlarray.float4_e2m1fn.itemsize
+        (8, 1, 1)
+        """
         return max(1, self.bits // 8)
 
     @property
     def dlpack(self) -> tuple[int, int, int]:
-        """The ``(code, bits, lanes)`` triple of DLPack's ``DLDataType``."""
+        """The ``(code, bits, lanes)`` triple of DLPack's ``DLDataType``.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.int16.dlpack, dlarray.bfloat16.dlpack
+        ((0, 16, 1), (4, 16, 1))
+        """
         return (self.code, self.bits, self.lanes)
 
     def __repr__(self) -> str:

@@ -86,35 +86,92 @@ _FLOAT = "floating-point"
 
 
 class EighResult(NamedTuple):
-    """The result of :func:`eigh`."""
+    """The result of :func:`eigh`: a named tuple of two arrays.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> r = xp.linalg.eigh(xp.asarray([[2.0, 0.0], [0.0, 1.0]]))
+    >>> r._fields
+    ('eigenvalues', 'eigenvectors')
+    >>> w, v = r  # unpacks like a tuple
+    >>> w
+    dlarray.asarray([1.0, 2.0], dtype=dlarray.float64)
+    >>> v.shape
+    (2, 2)
+    """
 
     eigenvalues: DLArray
     eigenvectors: DLArray
 
 
 class EigResult(NamedTuple):
-    """The result of :func:`eig`."""
+    """The result of :func:`eig`: a named tuple of two complex arrays.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> r = xp.linalg.eig(xp.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    >>> r._fields
+    ('eigenvalues', 'eigenvectors')
+    >>> r.eigenvalues
+    dlarray.asarray([(2+0j), (3+0j)], dtype=dlarray.complex128)
+    >>> r.eigenvectors.dtype, r.eigenvectors.shape
+    (dlarray.complex128, (2, 2))
+    """
 
     eigenvalues: DLArray
     eigenvectors: DLArray
 
 
 class QRResult(NamedTuple):
-    """The result of :func:`qr`."""
+    """The result of :func:`qr`: a named tuple ``(Q, R)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> r = xp.linalg.qr(xp.asarray([[3.0, 1.0], [0.0, 2.0], [0.0, 0.0]]))
+    >>> r._fields
+    ('Q', 'R')
+    >>> r.Q.shape, r.R.shape  # mode="reduced": (M, K) and (K, N)
+    ((3, 2), (2, 2))
+    """
 
     Q: DLArray
     R: DLArray
 
 
 class SlogdetResult(NamedTuple):
-    """The result of :func:`slogdet`."""
+    """The result of :func:`slogdet`: a named tuple ``(sign, logabsdet)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> sign, logabsdet = xp.linalg.slogdet(xp.asarray([[0.0, 1.0], [1.0, 0.0]]))
+    >>> sign, logabsdet  # det = -1
+    (dlarray.asarray(-1.0, dtype=dlarray.float64), dlarray.asarray(0.0, dtype=dlarray.float64))
+    >>> xp.linalg.SlogdetResult._fields
+    ('sign', 'logabsdet')
+    """
 
     sign: DLArray
     logabsdet: DLArray
 
 
 class SVDResult(NamedTuple):
-    """The result of :func:`svd`."""
+    """The result of :func:`svd`: a named tuple ``(U, S, Vh)``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> r = xp.linalg.svd(xp.asarray([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]]))
+    >>> r._fields
+    ('U', 'S', 'Vh')
+    >>> r.U.shape, r.S.shape, r.Vh.shape  # full_matrices=True
+    ((2, 2), (2,), (3, 3))
+    >>> xp.round(r.S)
+    dlarray.asarray([2.0, 1.0], dtype=dlarray.float64)
+    """
 
     U: DLArray
     S: DLArray

@@ -51,6 +51,20 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
         A sub-byte dtype, e.g. ``dlarray.float4_e2m1fn``.
     padded : bool
         Store one element per byte instead of packing.
+
+    Examples
+    --------
+    Codes 1, 2, 3 and 15 are 0.5, 1.0, 1.5 and -6.0 in fp4 (e2m1):
+
+    >>> import dlarray
+    >>> from dlarray import subbyte
+    >>> x = subbyte.from_codes([[1, 2], [3, 15]], dlarray.float4_e2m1fn)
+    >>> x.shape, x.dtype, x._padded
+    ((2, 2), dlarray.float4_e2m1fn, False)
+    >>> subbyte.packed_bytes(x)  # two elements per byte
+    dlarray.asarray([33, 243], dtype=dlarray.uint8)
+    >>> subbyte.from_codes([1, 2], dlarray.float4_e2m1fn, padded=True)._padded
+    True
     """
     dtype = as_dtype(dtype)
     _require_subbyte(dtype)
@@ -78,7 +92,24 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
 
 
 def packed_bytes(x: DLArray) -> DLArray:
-    """The bytes of a packed sub-byte array, as a 1-d uint8 view."""
+    """The bytes of a packed sub-byte array, as a 1-d uint8 view.
+
+    ``ceil(size * bits / 8)`` bytes; the unused high bits of the last byte
+    are part of the view.  A padded array raises ``ValueError``.
+
+    Examples
+    --------
+    Three fp6 elements take 18 bits, so 3 bytes; element 0 is the low 6 bits
+    of byte 0:
+
+    >>> import dlarray
+    >>> from dlarray import subbyte
+    >>> x = subbyte.from_codes([1, 0, 0], dlarray.float6_e3m2fn)
+    >>> subbyte.packed_bytes(x)
+    dlarray.asarray([1, 0, 0], dtype=dlarray.uint8)
+    >>> subbyte.packed_bytes(subbyte.from_codes([0, 1, 0], dlarray.float6_e3m2fn))
+    dlarray.asarray([64, 0, 0], dtype=dlarray.uint8)
+    """
     _require_subbyte(x.dtype)
     if x._padded:
         raise ValueError("the array is padded, not packed; see subbyte.pack")
@@ -96,7 +127,18 @@ def packed_bytes(x: DLArray) -> DLArray:
 
 
 def to_codes(x: DLArray) -> DLArray:
-    """The raw bit pattern of every element, as a new uint8 array of ``x.shape``."""
+    """The raw bit pattern of every element, as a new uint8 array of ``x.shape``.
+
+    Works for packed and padded arrays alike; the inverse of :func:`from_codes`.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray import subbyte
+    >>> x = subbyte.from_codes([[1, 2, 3], [4, 5, 63]], dlarray.float6_e2m3fn)
+    >>> subbyte.to_codes(x)
+    dlarray.asarray([[1, 2, 3], [4, 5, 63]], dtype=dlarray.uint8)
+    """
     _require_subbyte(x.dtype)
     if x._padded:
         return numpy_engine.cast(retag(x, _UINT8, padded=False), _UINT8)
@@ -110,10 +152,29 @@ def to_codes(x: DLArray) -> DLArray:
 
 
 def pad(x: DLArray) -> DLArray:
-    """A padded copy (one element per byte) of a sub-byte array."""
+    """A padded copy (one element per byte) of a sub-byte array.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray import subbyte
+    >>> p = subbyte.pad(subbyte.from_codes([1, 2, 3], dlarray.float4_e2m1fn))
+    >>> p._padded, subbyte.to_codes(p)
+    (True, dlarray.asarray([1, 2, 3], dtype=dlarray.uint8))
+    """
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=True)
 
 
 def pack(x: DLArray) -> DLArray:
-    """A packed copy of a sub-byte array."""
+    """A packed copy of a sub-byte array.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray import subbyte
+    >>> p = subbyte.from_codes([1, 2, 3], dlarray.float4_e2m1fn, padded=True)
+    >>> x = subbyte.pack(p)
+    >>> x._padded, subbyte.packed_bytes(x)  # 3 elements in 2 bytes
+    (False, dlarray.asarray([33, 3], dtype=dlarray.uint8))
+    """
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)

@@ -11,13 +11,8 @@ from dlarray._array import DLArray
 from dlarray._device import as_device
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import cast, numpy_dtype
-from dlarray._rules import (  # result_type is re-exported
-    CATEGORIES,
-    KINDS,
-    REAL_OF,
-    promote,
-    result_type,
-)
+from dlarray._rules import CATEGORIES, KINDS, REAL_OF, promote
+from dlarray._rules import result_type as _result_type
 from dlarray._transfer import check_allocatable, copy_array, copy_to_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
@@ -83,7 +78,22 @@ def can_cast(from_: DType | DLArray, to: DType, /) -> bool:
 
 @dataclass(frozen=True)
 class finfo_object:
-    """Machine limits of a floating-point dtype (what :func:`finfo` returns)."""
+    """Machine limits of a floating-point dtype (what :func:`finfo` returns).
+
+    A frozen dataclass.  For a complex dtype the fields describe its real
+    component dtype, which ``dtype`` names.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> fi = xp.finfo(xp.float32)
+    >>> fi.bits, fi.dtype
+    (32, dlarray.float32)
+    >>> fi.eps == 2.0**-23, fi.smallest_normal == 2.0**-126, fi.min == -fi.max
+    (True, True, True)
+    >>> xp.finfo(xp.complex64).dtype
+    dlarray.float32
+    """
 
     bits: int
     eps: float
@@ -95,7 +105,18 @@ class finfo_object:
 
 @dataclass(frozen=True)
 class iinfo_object:
-    """Machine limits of an integer dtype (what :func:`iinfo` returns)."""
+    """Machine limits of an integer dtype (what :func:`iinfo` returns).
+
+    A frozen dataclass.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.iinfo(xp.int8)
+    iinfo_object(bits=8, max=127, min=-128, dtype=dlarray.int8)
+    >>> xp.iinfo(xp.uint16).max
+    65535
+    """
 
     bits: int
     max: int
@@ -170,3 +191,24 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
                 f"isdtype: unknown kind {kind!r}; known kinds: {', '.join(KINDS)}"
             ) from None
     raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")
+
+
+def result_type(*arrays_and_dtypes: Any) -> DType:
+    """The dtype the standard's promotion rules give for arrays, dtypes and
+    Python scalars together.
+
+    Python scalars count only after all arrays and dtypes, and at least one
+    array or dtype must be given (``ValueError`` otherwise).  Dtypes that
+    the promotion table does not join (a signed integer and a float, say)
+    raise ``TypeError``.  The rules themselves are in ``dlarray/_rules.py``
+    (``result_type``, ``promote``).
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> xp.result_type(xp.int8, xp.uint8)
+    dlarray.int16
+    >>> xp.result_type(xp.asarray([1.0], dtype=xp.float32), 2.5)  # a scalar keeps float32
+    dlarray.float32
+    """
+    return _result_type(*arrays_and_dtypes)

@@ -101,19 +101,180 @@ _BINARY: dict[str, tuple[Kernel, str]] = {
 }
 
 
-def _doc(name: str, category: str, arity: int) -> str:
+# name -> (a call, the repr it returns), written by hand: the "Examples"
+# section :func:`_doc` gives each function.  Inputs are chosen so that every
+# result is exact on any libm (sin(0.0), exp(-inf), hypot(3, 4), ...); the
+# doctest run (`pytest --doctest-modules`) checks each one.
+_F = "dtype=dlarray.float64)"
+_I = "dtype=dlarray.int64)"
+_B = "dtype=dlarray.bool)"
+_C = "dtype=dlarray.complex128)"
+_EXAMPLES: dict[str, tuple[str, str]] = {
+    # unary
+    "abs": ("xp.abs(xp.asarray([-1.5, 2.0]))", f"dlarray.asarray([1.5, 2.0], {_F}"),
+    "acos": ("xp.acos(xp.asarray([1.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "acosh": ("xp.acosh(xp.asarray([1.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "asin": ("xp.asin(xp.asarray([0.0, -0.0]))", f"dlarray.asarray([0.0, -0.0], {_F}"),
+    "asinh": ("xp.asinh(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "atan": ("xp.atan(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "atanh": ("xp.atanh(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "bitwise_invert": (
+        "xp.bitwise_invert(xp.asarray([0, 5], dtype=xp.int8))",
+        "dlarray.asarray([-1, -6], dtype=dlarray.int8)",
+    ),
+    "ceil": ("xp.ceil(xp.asarray([-1.5, 1.2]))", f"dlarray.asarray([-1.0, 2.0], {_F}"),
+    "conj": ("xp.conj(xp.asarray([1 + 2j]))", f"dlarray.asarray([(1-2j)], {_C}"),
+    "cos": ("xp.cos(xp.asarray([0.0]))", f"dlarray.asarray([1.0], {_F}"),
+    "cosh": ("xp.cosh(xp.asarray([0.0]))", f"dlarray.asarray([1.0], {_F}"),
+    "exp": ("xp.exp(xp.asarray([0.0, -xp.inf]))", f"dlarray.asarray([1.0, 0.0], {_F}"),
+    "expm1": ("xp.expm1(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "floor": ("xp.floor(xp.asarray([-1.5, 1.2]))", f"dlarray.asarray([-2.0, 1.0], {_F}"),
+    "imag": ("xp.imag(xp.asarray([1 + 2j]))", f"dlarray.asarray([2.0], {_F}"),
+    "isfinite": (
+        "xp.isfinite(xp.asarray([1.0, xp.inf, xp.nan]))",
+        f"dlarray.asarray([True, False, False], {_B}",
+    ),
+    "isinf": ("xp.isinf(xp.asarray([1.0, -xp.inf]))", f"dlarray.asarray([False, True], {_B}"),
+    "isnan": ("xp.isnan(xp.asarray([1.0, xp.nan]))", f"dlarray.asarray([False, True], {_B}"),
+    "log": ("xp.log(xp.asarray([1.0, xp.inf]))", f"dlarray.asarray([0.0, inf], {_F}"),
+    "log1p": ("xp.log1p(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "log2": ("xp.log2(xp.asarray([1.0, 8.0]))", f"dlarray.asarray([0.0, 3.0], {_F}"),
+    "log10": ("xp.log10(xp.asarray([1.0, 100.0]))", f"dlarray.asarray([0.0, 2.0], {_F}"),
+    "logical_not": (
+        "xp.logical_not(xp.asarray([True, False]))",
+        f"dlarray.asarray([False, True], {_B}",
+    ),
+    "negative": ("xp.negative(xp.asarray([1, -2]))", f"dlarray.asarray([-1, 2], {_I}"),
+    "positive": ("xp.positive(xp.asarray([1, -2]))", f"dlarray.asarray([1, -2], {_I}"),
+    "real": ("xp.real(xp.asarray([1 + 2j]))", f"dlarray.asarray([1.0], {_F}"),
+    "reciprocal": ("xp.reciprocal(xp.asarray([2.0, 4.0]))", f"dlarray.asarray([0.5, 0.25], {_F}"),
+    "round": (
+        "xp.round(xp.asarray([0.5, 1.5, -2.5]))  # halves go to the even neighbour",
+        f"dlarray.asarray([0.0, 2.0, -2.0], {_F}",
+    ),
+    "sign": ("xp.sign(xp.asarray([-3.0, 0.0, 2.0]))", f"dlarray.asarray([-1.0, 0.0, 1.0], {_F}"),
+    "signbit": ("xp.signbit(xp.asarray([-0.0, 1.0]))", f"dlarray.asarray([True, False], {_B}"),
+    "sin": ("xp.sin(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "sinh": ("xp.sinh(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "square": ("xp.square(xp.asarray([3, -4]))", f"dlarray.asarray([9, 16], {_I}"),
+    "sqrt": ("xp.sqrt(xp.asarray([4.0, 9.0]))", f"dlarray.asarray([2.0, 3.0], {_F}"),
+    "tan": ("xp.tan(xp.asarray([0.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "tanh": ("xp.tanh(xp.asarray([0.0, xp.inf]))", f"dlarray.asarray([0.0, 1.0], {_F}"),
+    "trunc": ("xp.trunc(xp.asarray([-1.5, 1.7]))", f"dlarray.asarray([-1.0, 1.0], {_F}"),
+    # binary
+    "add": ("xp.add(xp.asarray([1, 2]), xp.asarray([10, 20]))", f"dlarray.asarray([11, 22], {_I}"),
+    "atan2": ("xp.atan2(xp.asarray([0.0]), xp.asarray([1.0]))", f"dlarray.asarray([0.0], {_F}"),
+    "bitwise_and": (
+        "xp.bitwise_and(xp.asarray([12, 10]), xp.asarray([10, 6]))",
+        f"dlarray.asarray([8, 2], {_I}",
+    ),
+    "bitwise_left_shift": (
+        "xp.bitwise_left_shift(xp.asarray([1, 3]), xp.asarray([2, 1]))",
+        f"dlarray.asarray([4, 6], {_I}",
+    ),
+    "bitwise_or": (
+        "xp.bitwise_or(xp.asarray([12, 1]), xp.asarray([10, 2]))",
+        f"dlarray.asarray([14, 3], {_I}",
+    ),
+    "bitwise_right_shift": (
+        "xp.bitwise_right_shift(xp.asarray([16, 5]), xp.asarray([2, 1]))",
+        f"dlarray.asarray([4, 2], {_I}",
+    ),
+    "bitwise_xor": (
+        "xp.bitwise_xor(xp.asarray([12, 1]), xp.asarray([10, 1]))",
+        f"dlarray.asarray([6, 0], {_I}",
+    ),
+    "copysign": (
+        "xp.copysign(xp.asarray([1.0, 2.0]), xp.asarray([-0.0, 1.0]))",
+        f"dlarray.asarray([-1.0, 2.0], {_F}",
+    ),
+    "divide": (
+        "xp.divide(xp.asarray([1.0, 3.0]), xp.asarray([4.0, 2.0]))",
+        f"dlarray.asarray([0.25, 1.5], {_F}",
+    ),
+    "equal": (
+        "xp.equal(xp.asarray([1, 2]), xp.asarray([1, 3]))",
+        f"dlarray.asarray([True, False], {_B}",
+    ),
+    "floor_divide": (
+        "xp.floor_divide(xp.asarray([7, -7]), 2)  # rounds towards -infinity",
+        f"dlarray.asarray([3, -4], {_I}",
+    ),
+    "greater": ("xp.greater(xp.asarray([1, 5]), 3)", f"dlarray.asarray([False, True], {_B}"),
+    "greater_equal": (
+        "xp.greater_equal(xp.asarray([1, 3]), 3)",
+        f"dlarray.asarray([False, True], {_B}",
+    ),
+    "hypot": ("xp.hypot(xp.asarray([3.0]), xp.asarray([4.0]))", f"dlarray.asarray([5.0], {_F}"),
+    "less": ("xp.less(xp.asarray([1, 5]), 3)", f"dlarray.asarray([True, False], {_B}"),
+    "less_equal": ("xp.less_equal(xp.asarray([3, 5]), 3)", f"dlarray.asarray([True, False], {_B}"),
+    "logaddexp": (
+        "xp.logaddexp(xp.asarray([0.0, -xp.inf]), xp.asarray([0.0, 0.0]))  # log(2), log(1)",
+        f"dlarray.asarray([0.6931471805599453, 0.0], {_F}",
+    ),
+    "logical_and": (
+        "xp.logical_and(xp.asarray([True, True]), xp.asarray([True, False]))",
+        f"dlarray.asarray([True, False], {_B}",
+    ),
+    "logical_or": (
+        "xp.logical_or(xp.asarray([True, False]), xp.asarray([False, False]))",
+        f"dlarray.asarray([True, False], {_B}",
+    ),
+    "logical_xor": (
+        "xp.logical_xor(xp.asarray([True, True]), xp.asarray([True, False]))",
+        f"dlarray.asarray([False, True], {_B}",
+    ),
+    "maximum": (
+        "xp.maximum(xp.asarray([1.0, xp.nan]), xp.asarray([2.0, 0.0]))  # NaN propagates",
+        f"dlarray.asarray([2.0, nan], {_F}",
+    ),
+    "minimum": (
+        "xp.minimum(xp.asarray([1.0, 5.0]), xp.asarray([3.0, 2.0]))",
+        f"dlarray.asarray([1.0, 2.0], {_F}",
+    ),
+    "multiply": (
+        "xp.multiply(xp.asarray([2, 3]), xp.asarray([4, 5]))",
+        f"dlarray.asarray([8, 15], {_I}",
+    ),
+    "nextafter": (
+        "xp.nextafter(xp.asarray([1.0, 1.0]), xp.asarray([2.0, 0.0]))  # 1 + 2**-52, 1 - 2**-53",
+        f"dlarray.asarray([1.0000000000000002, 0.9999999999999999], {_F}",
+    ),
+    "not_equal": (
+        "xp.not_equal(xp.asarray([1, 2]), xp.asarray([1, 3]))",
+        f"dlarray.asarray([False, True], {_B}",
+    ),
+    "pow": ("xp.pow(xp.asarray([2, 3]), 2)", f"dlarray.asarray([4, 9], {_I}"),
+    "remainder": (
+        "xp.remainder(xp.asarray([7, -7]), 3)  # takes the sign of the divisor",
+        f"dlarray.asarray([1, 2], {_I}",
+    ),
+    "subtract": (
+        "xp.subtract(xp.asarray([5, 3]), xp.asarray([1, 4]))",
+        f"dlarray.asarray([4, -1], {_I}",
+    ),
+}
+
+
+def _examples(name: str) -> str:
+    call, output = _EXAMPLES[name]
+    return f"Examples\n--------\n>>> import dlarray as xp\n>>> {call}\n{output}\n"
+
+
+def _doc(name: str, category: str, arity: int, note: str = "") -> str:
     args = "x" if arity == 1 else "x1, x2"
     scalars = (
         ""
         if arity == 1
         else "\n\nOne of ``x1``, ``x2`` may be a Python scalar (the standard's scalar rules)."
     )
+    intro = f"{note}\n\n" if note else ""
     return (
-        f"Elementwise ``{name}({args})`` as the Array API defines it.\n\n"
+        f"Elementwise ``{name}({args})`` as the Array API defines it.\n\n{intro}"
         f"Inputs must have a {category} dtype (``TypeError`` otherwise); the "
         f"standard's special cases for NaN, infinities and signed zeros apply."
         f"{scalars}\n\nSee https://data-apis.org/array-api/2025.12/API_specification/"
-        f"generated/array_api.{name}.html"
+        f"generated/array_api.{name}.html\n\n{_examples(name)}"
     )
 
 
@@ -193,12 +354,17 @@ FUNCTIONS["imag"] = _make_unary("imag", lambda a: np.imag(a).copy(), "complex fl
 
 
 def nextafter(x1: Any, x2: Any, /) -> DLArray:
-    """Elementwise ``nextafter(x1, x2)``: the next representable value after
-    ``x1`` towards ``x2``.  Both inputs must be real floating; the result
-    has the promoted dtype (the standard requires equal dtypes, so it is
-    ``x1``'s)."""
     a1, a2, _ = binary(x1, x2, CATEGORIES["real floating"], "real floating", "nextafter")
     return call(np.nextafter, a1, a2)
+
+
+nextafter.__doc__ = _doc(
+    "nextafter",
+    "real floating",
+    2,
+    note="The next representable value after ``x1`` towards ``x2``.  The result has the "
+    "promoted dtype (the standard requires equal dtypes, so it is ``x1``'s).",
+)
 
 
 FUNCTIONS["nextafter"] = nextafter

@@ -13,35 +13,128 @@ __all__ = ["__array_namespace_info__"]
 
 class Info:
     """What this installation of dlarray supports (see
-    ``__array_namespace_info__``)."""
+    ``__array_namespace_info__``).
+
+    The Array API's inspection object: one instance, returned by
+    ``__array_namespace_info__()``, whose methods name the devices, dtypes
+    and optional features of the namespace.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> info = xp.__array_namespace_info__()
+    >>> type(info).__name__, info is xp.__array_namespace_info__()
+    ('Info', True)
+    >>> info.default_device() in info.devices()
+    True
+    >>> info.default_dtypes()["real floating"]
+    dlarray.float64
+    """
 
     __module__ = "dlarray"
 
     def capabilities(self) -> dict[str, Any]:
         """Optional features: boolean indexing and data-dependent output shapes
         are supported; arrays may have up to 64 axes (NumPy's limit, as NumPy
-        computes on host memory)."""
+        computes on host memory).
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> xp.__array_namespace_info__().capabilities()
+        {'boolean indexing': True, 'data-dependent shapes': True, 'max dimensions': 64}
+
+        Boolean indexing gives an array whose length depends on the data:
+
+        >>> x = xp.asarray([1, -2, 3])
+        >>> x[x > 0]
+        dlarray.asarray([1, 3], dtype=dlarray.int64)
+        """
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 64}
 
     def default_device(self) -> Device:
-        """The device arrays are made on when none is given: the CPU."""
+        """The device arrays are made on when none is given: the CPU.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> info = xp.__array_namespace_info__()
+        >>> info.default_device()
+        Device('cpu', 0)
+        >>> xp.zeros(3).device == info.default_device()
+        True
+        """
         return CPU
 
     def devices(self) -> tuple[Device, ...]:
         """Every device dlarray can allocate on in this process (a tuple, as
         of 2025.12): the CPU; where a CUDA runtime and GPU exist, each GPU
         and the managed and pinned memory kinds; where dpctl is installed,
-        the device, shared and host USM of each SYCL device that has them."""
+        the device, shared and host USM of each SYCL device that has them.
+
+        Examples
+        --------
+        The CPU comes first; what follows depends on the machine (nothing
+        more on one without a GPU or a SYCL device):
+
+        >>> import dlarray as xp
+        >>> devices = xp.__array_namespace_info__().devices()
+        >>> devices[0]
+        Device('cpu', 0)
+        >>> {d.kind for d in devices} <= {
+        ...     "cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host"
+        ... }
+        True
+
+        On a machine with one GPU and cuda-bindings (skipped: the doctests
+        also run where there is none):
+
+        >>> devices  # doctest: +SKIP
+        (Device('cpu', 0), Device('cuda', 0), Device('cuda_managed', 0), Device('cuda_host', 0))
+        """
         return (CPU, *_cuda_devices(), *_sycl_devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
-        """The default dtype per kind: float64, complex128, int64, int64."""
+        """The default dtype per kind: float64, complex128, int64, int64.
+
+        ``device`` must be None or one of :meth:`devices`; the answer is the
+        same on every device.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> info = xp.__array_namespace_info__()
+        >>> for kind, dtype in info.default_dtypes().items():
+        ...     print(f"{kind}: {dtype}")
+        real floating: dlarray.float64
+        complex floating: dlarray.complex128
+        integral: dlarray.int64
+        indexing: dlarray.int64
+        >>> xp.asarray([1.5]).dtype == info.default_dtypes(device="cpu")["real floating"]
+        True
+        """
         self._check_device(device)
         return dict(DEFAULT_DTYPES)
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, DType]:
         """The standard dtypes available, by name, optionally only of ``kind``
-        (a kind name, or a tuple of them)."""
+        (a kind name, or a tuple of them).
+
+        The kind names are the Array API's: ``"bool"``, ``"signed integer"``,
+        ``"unsigned integer"``, ``"integral"``, ``"real floating"``,
+        ``"complex floating"`` and ``"numeric"``.
+
+        Examples
+        --------
+        >>> import dlarray as xp
+        >>> info = xp.__array_namespace_info__()
+        >>> len(info.dtypes())
+        13
+        >>> list(info.dtypes(kind="signed integer"))
+        ['int8', 'int16', 'int32', 'int64']
+        >>> info.dtypes(kind=("bool", "complex floating"))
+        {'bool': dlarray.bool, 'complex64': dlarray.complex64, 'complex128': dlarray.complex128}
+        """
         self._check_device(device)
         if kind is None:
             chosen = frozenset(STANDARD_DTYPES)

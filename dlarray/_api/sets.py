@@ -34,7 +34,29 @@ _INTEGER = CATEGORIES["integer"]
 
 
 class UniqueAllResult(NamedTuple):
-    """The result of :func:`unique_all`."""
+    """The result of :func:`unique_all`.
+
+    A named tuple of four arrays: the sorted distinct ``values``, the
+    ``indices`` of their first occurrences in the flattened input, the
+    ``inverse_indices`` that rebuild the input from ``values`` (in the
+    input's shape), and the ``counts`` of each value.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([3, 1, 3, 2])
+    >>> r = xp.unique_all(x)
+    >>> r.values
+    dlarray.asarray([1, 2, 3], dtype=dlarray.int64)
+    >>> r.indices
+    dlarray.asarray([1, 3, 0], dtype=dlarray.int64)
+    >>> r.counts
+    dlarray.asarray([1, 1, 2], dtype=dlarray.int64)
+    >>> bool(xp.all(xp.take(r.values, r.inverse_indices) == x))
+    True
+    >>> r._fields
+    ('values', 'indices', 'inverse_indices', 'counts')
+    """
 
     values: DLArray
     indices: DLArray
@@ -43,14 +65,42 @@ class UniqueAllResult(NamedTuple):
 
 
 class UniqueCountsResult(NamedTuple):
-    """The result of :func:`unique_counts`."""
+    """The result of :func:`unique_counts`.
+
+    A named tuple: the sorted distinct ``values`` and the ``counts`` of each.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> values, counts = xp.unique_counts(xp.asarray([[5, 7], [5, 5]]))
+    >>> values
+    dlarray.asarray([5, 7], dtype=dlarray.int64)
+    >>> counts
+    dlarray.asarray([3, 1], dtype=dlarray.int64)
+    """
 
     values: DLArray
     counts: DLArray
 
 
 class UniqueInverseResult(NamedTuple):
-    """The result of :func:`unique_inverse`."""
+    """The result of :func:`unique_inverse`.
+
+    A named tuple: the sorted distinct ``values``, and ``inverse_indices``
+    of the input's shape that pick each element back out of ``values``.
+
+    Examples
+    --------
+    >>> import dlarray as xp
+    >>> x = xp.asarray([[2.5, 0.5], [0.5, 2.5]])
+    >>> r = xp.unique_inverse(x)
+    >>> r.values
+    dlarray.asarray([0.5, 2.5], dtype=dlarray.float64)
+    >>> r.inverse_indices
+    dlarray.asarray([[1, 0], [0, 1]], dtype=dlarray.int64)
+    >>> bool(xp.all(r.values[r.inverse_indices] == x))
+    True
+    """
 
     values: DLArray
     inverse_indices: DLArray

@@ -353,12 +353,21 @@ get_device(DLAArrayObject *self, void *c)
 }
 
 static PyGetSetDef array_getset[] = {
-    {"T", dla_array_transpose, NULL, "The array with its axes reversed (a view).", NULL},
-    {"dtype", (getter)get_dtype, NULL, "The element type (a dlarray.DType).", NULL},
+    {"T", dla_array_transpose, NULL,
+     "The array with its axes reversed (a view sharing the memory)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.T.shape\n(3, 2)\n>>> x.T._data == x._data\nTrue\n", NULL},
+    {"dtype", (getter)get_dtype, NULL,
+     "The element type (a dlarray.DType)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.dtype\ndlarray.float64\n", NULL},
     {"device", (getter)get_device, NULL,
-     "Where the memory lives (a dlarray.Device).", NULL},
-    {"shape", (getter)get_shape, NULL, "Length of each axis (a tuple).", NULL},
-    {"ndim", (getter)get_ndim, NULL, "Number of axes.", NULL},
+     "Where the memory lives (a dlarray.Device)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.device\nDevice('cpu', 0)\n", NULL},
+    {"shape", (getter)get_shape, NULL,
+     "Length of each axis (a tuple)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.shape\n(2, 3)\n", NULL},
+    {"ndim", (getter)get_ndim, NULL,
+     "Number of axes."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.ndim\n2\n", NULL},
     {"_strides", (getter)get_strides, NULL,
      "Step between elements along each axis, in elements.", NULL},
     {"_data", (getter)get_data, NULL,
@@ -513,12 +522,34 @@ array_is_c_contiguous(DLAArrayObject *self, PyObject *unused)
 static PyMethodDef array_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))dla_array_dlpack,
      METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n"
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n"
      "--\n\n"
-     "Export the array as a DLPack capsule (see dlarray.DLArray.__dlpack__)."},
+     "Export the array as a DLPack capsule: the producer half of DLPack.\n\n"
+     "``max_version=None`` gives a legacy ``\"dltensor\"`` capsule (refused\n"
+     "with ``BufferError`` for read-only or padded sub-byte arrays, which it\n"
+     "cannot describe); ``(1, m)`` or newer a versioned\n"
+     "``\"dltensor_versioned\"`` one, DLPack 1.3, with READ_ONLY,\n"
+     "IS_COPIED and IS_SUBBYTE_TYPE_PADDED flags.  ``stream`` is the\n"
+     "consumer's stream (only None or -1 on CPU memory); ``dl_device`` and\n"
+     "``copy`` ask for the data elsewhere or copied (``copy=False`` with a\n"
+     "needed copy is a ``BufferError``).  The capsule holds a reference to the\n"
+     "array until the consumer calls the deleter.  Consumers written in C\n"
+     "can skip the capsule: see ``DLArray.__dlpack_c_exchange_api__``.\n\n"
+     "Examples\n--------\n"
+     ">>> import dlarray\n"
+     ">>> x = dlarray.zeros(3)\n"
+     ">>> x.__dlpack__(max_version=(1, 3))  # doctest: +ELLIPSIS\n"
+     "<capsule object \"dltensor_versioned\" at 0x...>\n"
+     ">>> x.__dlpack__()  # doctest: +ELLIPSIS\n"
+     "<capsule object \"dltensor\" at 0x...>\n"},
     {"__dlpack_device__", dla_array_dlpack_device, METH_NOARGS,
-     "__dlpack_device__()\n--\n\n"
-     "Return (device_type, device_id) of the array's memory."},
+     "__dlpack_device__($self, /)\n--\n\n"
+     "Return (device_type, device_id) of the array's memory, as DLPack\n"
+     "numbers it (1 is kDLCPU).\n\n"
+     "Examples\n--------\n"
+     ">>> import dlarray\n"
+     ">>> dlarray.zeros(3).__dlpack_device__()\n"
+     "(1, 0)\n"},
     {"_view", (PyCFunction)array_view, METH_VARARGS,
      "_view(shape, strides, byte_offset) -> array sharing this memory."},
     {"_copy_from", (PyCFunction)array_copy_from, METH_O,

@@ -91,9 +91,17 @@ host_buffer_get_nbytes(DLAHostBufferObject *self, void *closure)
 
 static PyGetSetDef host_buffer_getset[] = {
     {"pointer", (getter)host_buffer_get_pointer, NULL,
-     "Address of the first byte (an int), aligned to 256 bytes.", NULL},
+     "Address of the first byte (an int), aligned to 256 bytes.\n\n"
+     "Examples\n--------\n"
+     ">>> from dlarray.storage import HostStorage\n"
+     ">>> HostStorage(64).pointer % 256\n"
+     "0\n", NULL},
     {"nbytes", (getter)host_buffer_get_nbytes, NULL,
-     "Size of the allocation in bytes.", NULL},
+     "Size of the allocation in bytes.\n\n"
+     "Examples\n--------\n"
+     ">>> from dlarray.storage import HostStorage\n"
+     ">>> HostStorage(64).nbytes\n"
+     "64\n", NULL},
     {NULL},
 };
 

@@ -26,6 +26,20 @@ class CUDAUnavailableError(BufferError, ValueError):
     It is a ``BufferError`` because DLPack consumers fall back to a host
     copy on ``BufferError`` (and only on it), and a ``ValueError`` because
     the Array API reports an unsupported ``device=`` argument that way.
+
+    Examples
+    --------
+    Ask for GPU memory, and stay on the host where there is none:
+
+    >>> import dlarray
+    >>> try:
+    ...     x = dlarray.empty(3, device=dlarray.Device("cuda"))
+    ... except dlarray.CUDAUnavailableError:
+    ...     x = dlarray.empty(3)
+    >>> x.shape
+    (3,)
+    >>> issubclass(dlarray.CUDAUnavailableError, (BufferError, ValueError))
+    True
     """
 
 

@@ -46,17 +46,91 @@ class _CudaStorage(SizedStorage):
 
     @property
     def pointer(self) -> int:
-        """Address of the first byte (a device address for ``cuda``)."""
+        """Address of the first byte (a device address for ``cuda``).
+
+        Pinned (``cuda_host``) and managed memory can also be read and
+        written by the host through this address; ``cuda`` device memory
+        only by the GPU (copy it with ``cudaMemcpy``, or with
+        ``dlarray.asarray(x, device=...)`` for an array).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> from dlarray.storage import CudaPinnedStorage
+        >>> try:
+        ...     s = CudaPinnedStorage(4)
+        ... except dlarray.CUDAUnavailableError:  # no GPU, driver or cuda-bindings here
+        ...     s = None
+        >>> s is None or s.pointer != 0
+        True
+
+        On a machine with a GPU (skipped: the doctests also run without
+        one), the host writes pinned memory directly:
+
+        >>> import ctypes
+        >>> _ = ctypes.memset(s.pointer, 7, 4)  # doctest: +SKIP
+        >>> list(ctypes.string_at(s.pointer, 4))  # doctest: +SKIP
+        [7, 7, 7, 7]
+        """
         return self._pointer
 
     @property
     def owner(self) -> object:
-        """The storage itself: it frees the memory when it dies."""
+        """The storage itself, which frees the memory when it dies.
+
+        A finaliser calls ``cudaFree`` (``cudaFreeHost`` for pinned memory)
+        when the storage is collected; a storage still alive at interpreter
+        exit is left to the driver, which releases the whole context.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> from dlarray.storage import CudaDeviceStorage
+        >>> try:
+        ...     s = CudaDeviceStorage(16)
+        ... except dlarray.CUDAUnavailableError:  # no GPU, driver or cuda-bindings here
+        ...     s = None
+        >>> s is None or s.owner is s
+        True
+        """
         return self
 
 
 class CudaDeviceStorage(_CudaStorage):
-    """GPU memory from ``cudaMalloc`` on GPU ``index`` (kDLCUDA)."""
+    """GPU memory from ``cudaMalloc`` on GPU ``index`` (kDLCUDA).
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes (0 still allocates, so the pointer is valid).
+    index : int, optional
+        The GPU, numbered as the CUDA runtime numbers them (default 0).
+
+    Raises
+    ------
+    CUDAUnavailableError
+        Where cuda-bindings, the NVIDIA driver or a GPU is missing.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray.storage import CudaDeviceStorage
+    >>> CudaDeviceStorage.kind
+    'cuda'
+    >>> try:
+    ...     s = CudaDeviceStorage(1024)
+    ... except dlarray.CUDAUnavailableError:  # no GPU, driver or cuda-bindings here
+    ...     s = None
+    >>> s is None or s.device == dlarray.Device("cuda", 0)
+    True
+
+    On a machine with a GPU (skipped: the doctests also run without one):
+
+    >>> s  # doctest: +SKIP
+    CudaDeviceStorage(nbytes=1024, device=Device('cuda', 0))
+    >>> s.device.dlpack  # kDLCUDA is 2  # doctest: +SKIP
+    (2, 0)
+    """
 
     kind = "cuda"
     __slots__ = ()
@@ -71,7 +145,36 @@ class CudaDeviceStorage(_CudaStorage):
 
 class CudaManagedStorage(_CudaStorage):
     """Managed (unified) memory from ``cudaMallocManaged`` (kDLCUDAManaged),
-    reachable from the host and every GPU.  DLPack numbers it device 0."""
+    reachable from the host and every GPU.  DLPack numbers it device 0.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes (0 still allocates, so the pointer is valid).
+
+    Raises
+    ------
+    CUDAUnavailableError
+        Where cuda-bindings, the NVIDIA driver or a GPU is missing.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray.storage import CudaManagedStorage
+    >>> CudaManagedStorage.kind
+    'cuda_managed'
+    >>> try:
+    ...     s = CudaManagedStorage(1024)
+    ... except dlarray.CUDAUnavailableError:  # no GPU, driver or cuda-bindings here
+    ...     s = None
+    >>> s is None or s.device == dlarray.Device("cuda_managed", 0)
+    True
+
+    On a machine with a GPU (skipped: the doctests also run without one):
+
+    >>> s  # doctest: +SKIP
+    CudaManagedStorage(nbytes=1024, device=Device('cuda_managed', 0))
+    """
 
     kind = "cuda_managed"
     __slots__ = ()
@@ -85,7 +188,36 @@ class CudaManagedStorage(_CudaStorage):
 
 class CudaPinnedStorage(_CudaStorage):
     """Page-locked host memory from ``cudaMallocHost`` (kDLCUDAHost), which
-    GPUs copy to and from at full speed.  DLPack numbers it device 0."""
+    GPUs copy to and from at full speed.  DLPack numbers it device 0.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes (0 still allocates, so the pointer is valid).
+
+    Raises
+    ------
+    CUDAUnavailableError
+        Where cuda-bindings, the NVIDIA driver or a GPU is missing.
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray.storage import CudaPinnedStorage
+    >>> CudaPinnedStorage.kind
+    'cuda_host'
+    >>> try:
+    ...     s = CudaPinnedStorage(1024)
+    ... except dlarray.CUDAUnavailableError:  # no GPU, driver or cuda-bindings here
+    ...     s = None
+    >>> s is None or s.device == dlarray.Device("cuda_host", 0)
+    True
+
+    On a machine with a GPU (skipped: the doctests also run without one):
+
+    >>> s  # doctest: +SKIP
+    CudaPinnedStorage(nbytes=1024, device=Device('cuda_host', 0))
+    """
 
     kind = "cuda_host"
     __slots__ = ()

@@ -28,10 +28,39 @@ class HostStorage(_core.HostBuffer):
 
     @property
     def device(self) -> Device:
-        """Always ``Device("cpu", 0)``."""
+        """Always ``Device("cpu", 0)``.
+
+        DLPack's ``(kDLCPU, 0)``: host memory has one device, numbered 0.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> from dlarray.storage import HostStorage
+        >>> s = HostStorage(8)
+        >>> s.device
+        Device('cpu', 0)
+        >>> s.device.dlpack == (dlarray.DLDeviceType.kDLCPU, 0)
+        True
+        """
         return CPU
 
     @property
     def owner(self) -> object:
-        """The storage itself: it frees the memory when it dies."""
+        """The storage itself, which frees the memory when it dies.
+
+        An array over this memory holds the storage; the C core frees the
+        block when the storage's last reference goes.
+
+        Examples
+        --------
+        >>> import weakref
+        >>> from dlarray.storage import HostStorage
+        >>> s = HostStorage(8)
+        >>> s.owner is s
+        True
+        >>> alive = weakref.ref(s)
+        >>> del s  # the last reference: the block is freed now
+        >>> alive() is None
+        True
+        """
         return self

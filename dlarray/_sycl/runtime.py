@@ -36,6 +36,20 @@ class SYCLUnavailableError(BufferError, ValueError):
     Like :class:`~dlarray.CUDAUnavailableError`, it is a ``BufferError``
     (DLPack consumers fall back to a host copy on it) and a ``ValueError``
     (the Array API's error for an unsupported ``device=``).
+
+    Examples
+    --------
+    Ask for SYCL device memory, and stay on the host where there is none:
+
+    >>> import dlarray
+    >>> try:
+    ...     x = dlarray.empty(2, device=dlarray.Device("sycl"))
+    ... except dlarray.SYCLUnavailableError:
+    ...     x = dlarray.empty(2)
+    >>> x.shape
+    (2,)
+    >>> issubclass(dlarray.SYCLUnavailableError, BufferError)
+    True
     """
 
 
