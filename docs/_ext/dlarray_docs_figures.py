@@ -1,0 +1,1467 @@
+"""Figures and result tables for dlarray's documentation, made at build time.
+
+A local Sphinx extension (``extensions = ["dlarray_docs_figures"]`` with
+``docs/_ext`` on ``sys.path``).  On ``builder-inited`` it writes into
+``docs/_generated/`` (not under version control):
+
+- ``layers.svg``, ``export_lifetime.svg``, ``import_lifetime.svg``: the
+  design page's diagrams, drawn with matplotlib patches;
+- ``peers.svg``, ``memory.svg``, ``namespace.svg``, ``conformance.svg``:
+  plots of the latest benchmark and conformance results;
+- ``benchmarks_*.md`` and ``conformance_*.md``: Markdown tables and "data
+  source" lines, which ``benchmarks.md`` and ``conformance.md`` include
+  with MyST's ``{include}`` directive.
+
+Each result is read from ``benchmarks/results/<name>.json`` (the latest
+local run of ``nox -s bench``; ``conformance.json`` there when a
+conformance run was written there) when that file exists, else from
+``docs/_data/<name>.json`` (the committed snapshot, described in
+``docs/_data/snapshots.json``).  ``DLARRAY_DOCS_RESULTS=snapshot`` makes
+the build use the snapshots even where local results exist.
+
+Output is deterministic: SVG ids come from a fixed ``svg.hashsalt``, the
+date and creator metadata are left out, and a file is rewritten only when
+its content changed (so Sphinx does not re-read pages for nothing).
+Everything is drawn on ``matplotlib.figure.Figure`` objects with the Agg
+canvas; ``pyplot`` and its global state are not touched.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__version__ = "1.0"
+
+#: Names of the result files (``<name>.json``), local or snapshot.
+RESULTS = ("peers", "memory", "exchange", "namespace", "conformance")
+SNAPSHOT_MANIFEST = "snapshots.json"
+ENV_CHOICE = "DLARRAY_DOCS_RESULTS"  # "auto" (default) or "snapshot"
+
+# Colours (Okabe-Ito, lightened for fills), one per layer.
+FILL = {
+    "namespace": "#d6e9f8",
+    "engine": "#fde8c4",
+    "array": "#e3d7ef",
+    "storage": "#d4efe4",
+    "core": "#f9dcd0",
+    "peer": "#eeeeee",
+    "error": "#fbe3e3",
+    "note": "#fffbe6",
+}
+EDGE = {
+    "namespace": "#0072b2",
+    "engine": "#e69f00",
+    "array": "#7b4ea3",
+    "storage": "#009e73",
+    "core": "#d55e00",
+    "peer": "#666666",
+    "error": "#c0392b",
+    "note": "#b8a000",
+}
+LIBRARY_COLOURS = {
+    "dlarray": "#0072b2",
+    "numpy": "#e69f00",
+    "torch": "#d55e00",
+    "tvm_ffi": "#009e73",
+    "jax": "#cc79a7",
+}
+
+RC = {
+    "svg.hashsalt": "dlarray-docs",
+    "svg.fonttype": "path",  # glyphs as paths: the boxes fit their text in any browser
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "figure.facecolor": "white",  # readable on furo's dark theme too
+    "savefig.facecolor": "white",
+    "path.simplify": False,
+}
+SVG_METADATA = {"Date": None, "Creator": None}
+
+
+# ---------------------------------------------------------------- the hook
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Register the extension with Sphinx."""
+    app.connect("config-inited", _exclude_inputs)
+    app.connect("builder-inited", generate)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _exclude_inputs(app: Any, config: Any) -> None:
+    """The generated fragments and the data are included by pages, not pages
+    themselves: keep Sphinx from reading them as documents."""
+    patterns = list(config.exclude_patterns)
+    for pattern in ("_generated", "_data"):
+        if pattern not in patterns:
+            patterns.append(pattern)
+    config.exclude_patterns = patterns
+
+
+def generate(app: Any) -> None:
+    """Write every figure and fragment into ``<srcdir>/_generated``."""
+    from sphinx.util import logging
+
+    start = time.perf_counter()
+    srcdir = Path(app.srcdir)
+    written = build_all(srcdir, srcdir.parent)
+    elapsed = time.perf_counter() - start
+    logging.getLogger(__name__).info(
+        f"dlarray_docs_figures: {written} file(s) updated in _generated/ ({elapsed:.1f} s)"
+    )
+
+
+def build_all(srcdir: Path, root: Path) -> int:
+    """Generate everything; return how many files changed."""
+    import matplotlib
+
+    out = srcdir / "_generated"
+    out.mkdir(exist_ok=True)
+    sources = {name: load_result(name, srcdir, root) for name in RESULTS}
+    outputs: dict[str, bytes] = {}
+    with matplotlib.rc_context(RC):
+        outputs["layers.svg"] = svg(draw_layers())
+        outputs["export_lifetime.svg"] = svg(draw_export_lifetime())
+        outputs["import_lifetime.svg"] = svg(draw_import_lifetime())
+        outputs["peers.svg"] = svg(plot_peers(sources["peers"]))
+        outputs["memory.svg"] = svg(plot_memory(sources["memory"]))
+        outputs["namespace.svg"] = svg(plot_namespace(sources["namespace"]))
+        outputs["conformance.svg"] = svg(plot_conformance(sources["conformance"]))
+    for name, text in benchmark_fragments(sources).items():
+        outputs[name] = text.encode()
+    for name, text in conformance_fragments(sources["conformance"]).items():
+        outputs[name] = text.encode()
+    return sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` unless ``path`` already holds exactly that."""
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.write_bytes(data)
+    return True
+
+
+def new_figure(width: float, height: float) -> Any:
+    """A figure on the Agg canvas, outside pyplot."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def svg(fig: Any) -> bytes:
+    """The figure as SVG bytes, without a date (rebuilds give the same bytes)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata=SVG_METADATA, bbox_inches="tight", pad_inches=0.05)
+    return buffer.getvalue()
+
+
+# ---------------------------------------------------------------- the data
+
+
+@dataclass
+class Result:
+    """One result file: its data, and where and when it came from."""
+
+    name: str
+    data: dict[str, Any] | None  # None: neither a local result nor a snapshot
+    origin: str  # "local" or "snapshot" or "missing"
+    path: str  # relative to the repository root
+    date: str  # when it was taken, as far as known
+    note: str  # the snapshot's description, if any
+
+
+def load_result(name: str, srcdir: Path, root: Path) -> Result:
+    """``benchmarks/results/<name>.json`` when present (and allowed), else
+    the snapshot ``docs/_data/<name>.json``."""
+    local = root / "benchmarks" / "results" / f"{name}.json"
+    snapshot = srcdir / "_data" / f"{name}.json"
+    use_local = os.environ.get(ENV_CHOICE, "auto").strip().lower() != "snapshot"
+    if use_local and local.is_file():
+        data = _read_json(local)
+        if data is not None:
+            stamp = datetime.datetime.fromtimestamp(local.stat().st_mtime, datetime.timezone.utc)
+            return Result(
+                name,
+                data,
+                "local",
+                local.relative_to(root).as_posix(),
+                stamp.strftime("%Y-%m-%d %H:%M UTC") + " (the file's modification time)",
+                "",
+            )
+    if snapshot.is_file():
+        data = _read_json(snapshot)
+        manifest = _read_json(srcdir / "_data" / SNAPSHOT_MANIFEST) or {}
+        entry = manifest.get(name, {}) if isinstance(manifest, dict) else {}
+        return Result(
+            name,
+            data,
+            "snapshot",
+            snapshot.relative_to(root).as_posix(),
+            str(entry.get("date", "not recorded")),
+            str(entry.get("note", "")),
+        )
+    return Result(name, None, "missing", f"benchmarks/results/{name}.json", "", "")
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------- drawing helpers
+
+
+def _canvas(width_in: float, height_in: float, width: float, height: float) -> tuple[Any, Any]:
+    """A figure with one axis-less axes in data units 0..width x 0..height."""
+    fig = new_figure(width_in, height_in)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(0, height)
+    ax.set_axis_off()
+    return fig, ax
+
+
+def box(
+    ax: Any,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    kind: str,
+    title: str = "",
+    body: str = "",
+    *,
+    title_size: float = 10,
+    body_size: float = 8.5,
+    align: str = "center",
+    dashed: bool = False,
+    z: float = 2,
+) -> None:
+    """A rounded box at (x, y) (lower left) with a bold title and a body.
+
+    ``align="top"`` puts the title at the top left (a container whose
+    inside holds other boxes)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, y),
+            w,
+            h,
+            boxstyle="round,pad=0,rounding_size=0.8",
+            facecolor=FILL[kind],
+            edgecolor=EDGE[kind],
+            linewidth=1.3,
+            linestyle="--" if dashed else "-",
+            zorder=z,
+        )
+    )
+    if align == "top":
+        ax.text(
+            x + 0.8,
+            y + h - 0.7,
+            title,
+            ha="left",
+            va="top",
+            fontsize=title_size,
+            fontweight="bold",
+            color=EDGE[kind],
+            zorder=z + 0.1,
+        )
+        return
+    if title and body:
+        ax.text(
+            x + w / 2,
+            y + h / 2 + 0.15,
+            title,
+            ha="center",
+            va="bottom",
+            fontsize=title_size,
+            fontweight="bold",
+            zorder=z + 0.1,
+        )
+        ax.text(
+            x + w / 2,
+            y + h / 2 - 0.15,
+            body,
+            ha="center",
+            va="top",
+            fontsize=body_size,
+            linespacing=1.25,
+            zorder=z + 0.1,
+        )
+    else:
+        ax.text(
+            x + w / 2,
+            y + h / 2,
+            title or body,
+            ha="center",
+            va="center",
+            fontsize=title_size if title else body_size,
+            fontweight="bold" if title else "normal",
+            linespacing=1.25,
+            zorder=z + 0.1,
+        )
+
+
+def arrow(
+    ax: Any,
+    start: tuple[float, float],
+    end: tuple[float, float],
+    label: str = "",
+    *,
+    both: bool = False,
+    colour: str = "#333333",
+    label_at: tuple[float, float] | None = None,
+    label_ha: str = "center",
+    dashed: bool = False,
+    rad: float = 0.0,
+    size: float = 8.5,
+) -> None:
+    """An arrow from ``start`` to ``end``, with an optional label."""
+    from matplotlib.patches import FancyArrowPatch
+
+    ax.add_patch(
+        FancyArrowPatch(
+            start,
+            end,
+            arrowstyle="<|-|>" if both else "-|>",
+            mutation_scale=13,
+            linewidth=1.4,
+            color=colour,
+            linestyle="--" if dashed else "-",
+            connectionstyle=f"arc3,rad={rad}",
+            shrinkA=0,
+            shrinkB=0,
+            zorder=4,
+        )
+    )
+    if label:
+        lx, ly = label_at or ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+        ax.text(
+            lx,
+            ly,
+            label,
+            ha=label_ha,
+            va="center",
+            fontsize=size,
+            color=colour,
+            zorder=5,
+            linespacing=1.2,
+            bbox={
+                "boxstyle": "round,pad=0.2",
+                "facecolor": "white",
+                "edgecolor": "none",
+                "alpha": 0.9,
+            },
+        )
+
+
+# ---------------------------------------------------------------- (a) the layers
+
+
+def draw_layers() -> Any:
+    """The layers: namespace and engines, DLArray, storage, C core, peers."""
+    fig, ax = _canvas(10.5, 7.05, 100, 67)
+
+    # The namespace: validate, borrow, re-wrap.
+    box(ax, 1, 49, 62, 17, "namespace", "Namespace  dlarray.*, .linalg, .fft  (_api/)", align="top")
+    steps = [
+        (
+            "1  validate",
+            "the standard's rules\n_rules.py: dtype categories,\npromotion, scalars, device",
+        ),
+        (
+            "2  borrow",
+            "a zero-copy engine view\nthrough DLPack, cached in\nthe array (made from a twin)",
+        ),
+        ("3  re-wrap", "_core.engine_call runs the\nkernel, imports its result\nthrough DLPack"),
+    ]
+    for i, (title, body) in enumerate(steps):
+        box(ax, 2.5 + i * 20, 50.5, 19, 11.5, "namespace", title, body, body_size=8)
+    for i in range(2):
+        arrow(ax, (21.5 + i * 20, 56.2), (22.5 + i * 20, 56.2))
+
+    # The compute engines.
+    box(ax, 74, 49, 25, 17, "engine", "Compute engines", align="top")
+    engines = [("NumPy", "host"), ("CuPy", "CUDA\ndevice"), ("dpnp", "SYCL\nUSM")]
+    for i, (title, body) in enumerate(engines):
+        box(ax, 75 + i * 7.9, 50.5, 7.2, 11.5, "engine", title, body, title_size=9, body_size=8)
+    arrow(ax, (63, 59.5), (74, 59.5), "zero-copy\nviews", label_at=(68.5, 62.8), size=8)
+    arrow(ax, (74, 53), (63, 53), "results", label_at=(68.5, 55.6), size=8)
+
+    # The array object.
+    box(
+        ax,
+        1,
+        26.5,
+        29,
+        18.5,
+        "array",
+        "DLArray",
+        "_array.py (Python half) +\n_core.ArrayBase, "
+        "_core/array.c\n\ndata, byte_offset, device,\ndtype, shape, strides\n(in elements), "
+        "flags, owner",
+        body_size=8.5,
+    )
+    arrow(ax, (12, 49), (12, 45), "")
+    ax.text(13, 47, "every result is a DLArray", ha="left", va="center", fontsize=8.5)
+
+    # Storage, one class per memory kind.
+    box(
+        ax,
+        36,
+        23,
+        63,
+        22.5,
+        "storage",
+        "Storage: one class per memory kind  (_storage/)",
+        align="top",
+    )
+    kinds = [
+        ("imported", "another library's\nmemory:\n_core.ImportedTensor\n(_core/import.c)"),
+        ("host", "_core.HostBuffer\n256-byte aligned\n(_core/host_buffer.c)"),
+        ("CUDA", "device · managed ·\npinned\n_storage/cuda.py\n(cuda-bindings)"),
+        ("SYCL USM", "device · shared ·\nhost\n_storage/sycl.py\n(dpctl)"),
+    ]
+    for i, (title, body) in enumerate(kinds):
+        box(ax, 37.5 + i * 15.3, 29, 14.3, 13.5, "storage", title, body, body_size=7.5)
+    arrow(ax, (30, 36), (37.5, 36), "owner", label_at=(33.7, 38.4))
+    ax.text(
+        76.4,
+        26,
+        "_transfer.py: allocation, one copy primitive\n"
+        "_cuda/streams.py, _sycl/exchange.py: streams",
+        ha="center",
+        va="center",
+        fontsize=7.5,
+        color=EDGE["storage"],
+    )
+
+    # The C core.
+    box(ax, 1, 1, 67.5, 19, "core", "C core  (dlarray/_core/, dlarray/include/)", align="top")
+    parts = [
+        ("ABI structs", "include/dlpack_abi.h\nDLTensor, DLDevice,\nDLManagedTensor-\nVersioned"),
+        ("capsules, deleters", "_core/export.c\n__dlpack__: one block,\ncapsule, release_export"),
+        ("consumer", "_core/import.c\nconsume, from_dlpack:\nvalidate, then own"),
+        ("exchange table", "exchange_producer.c\nexchange_consumer.c\n__dlpack_c_exchange_api__"),
+    ]
+    for i, (title, body) in enumerate(parts):
+        box(ax, 2.5 + i * 16.3, 2.5, 15.5, 13.5, "core", title, body, body_size=7.5, title_size=9.5)
+    arrow(
+        ax, (12, 26.5), (12, 20), "x.__dlpack__()\nfrom_dlpack(y)", both=True, label_at=(19.5, 23.2)
+    )
+    arrow(
+        ax,
+        (44, 16),
+        (44, 29),
+        "owns the\nproducer's tensor",
+        label_at=(38.5, 25.5),
+        colour=EDGE["core"],
+        size=7.5,
+    )
+
+    # Other libraries.
+    box(
+        ax,
+        77,
+        1,
+        22,
+        19,
+        "peer",
+        "Other libraries",
+        "NumPy, PyTorch, JAX,\nCuPy, dpnp, TVM FFI,\nC extensions\n(dlarray_capi.h)",
+    )
+    arrow(ax, (68.5, 9), (77, 9), "", both=True)
+    ax.text(72.75, 13, "capsules,\nC table", ha="center", va="center", fontsize=8)
+    return fig
+
+
+# ---------------------------------------------------------------- sequence helpers
+
+
+@dataclass(frozen=True)
+class Lane:
+    """A participant of a sequence diagram."""
+
+    key: str
+    label: str
+    kind: str
+    x: float
+
+
+def _lanes(ax: Any, lanes: list[Lane], top: float, bottom: float) -> dict[str, float]:
+    """Participant boxes (their top at ``top``) and dashed lifelines down to ``bottom``."""
+    for lane in lanes:
+        box(ax, lane.x - 10, top - 5.5, 20, 5.5, lane.kind, lane.label, title_size=9.5)
+        ax.plot(
+            [lane.x, lane.x],
+            [bottom, top - 5.5],
+            color="#9a9a9a",
+            linewidth=1,
+            linestyle=(0, (4, 3)),
+            zorder=1,
+        )
+    return {lane.key: lane.x for lane in lanes}
+
+
+def _message(
+    ax: Any,
+    xs: dict[str, float],
+    y: float,
+    frm: str,
+    to: str,
+    label: str,
+    *,
+    dashed: bool = False,
+    colour: str = "#222222",
+    step: int | None = None,
+    label_x: float | None = None,
+) -> None:
+    """A horizontal message arrow at height ``y`` with its label above it."""
+    from matplotlib.patches import FancyArrowPatch
+
+    x0, x1 = xs[frm], xs[to]
+    inset = 0.9 if x1 > x0 else -0.9
+    ax.add_patch(
+        FancyArrowPatch(
+            (x0 + inset, y),
+            (x1 - inset, y),
+            arrowstyle="-|>",
+            mutation_scale=12,
+            linewidth=1.3,
+            color=colour,
+            linestyle="--" if dashed else "-",
+            shrinkA=0,
+            shrinkB=0,
+            zorder=4,
+        )
+    )
+    ax.text(
+        (x0 + x1) / 2 if label_x is None else label_x,
+        y + 0.55,
+        label,
+        ha="center",
+        va="bottom",
+        fontsize=8.5,
+        color=colour,
+        linespacing=1.2,
+        zorder=5,
+    )
+    if step is not None:
+        _step_number(ax, 1.8, y, step)
+
+
+def _step_number(ax: Any, x: float, y: float, step: int) -> None:
+    ax.text(
+        x,
+        y,
+        str(step),
+        ha="center",
+        va="center",
+        fontsize=8,
+        color="white",
+        fontweight="bold",
+        zorder=6,
+        bbox={"boxstyle": "circle,pad=0.25", "facecolor": "#555555", "edgecolor": "none"},
+    )
+
+
+def _bar(ax: Any, x: float, y_top: float, y_bottom: float, kind: str) -> None:
+    """An activation bar on a lifeline: the participant holds something meanwhile."""
+    from matplotlib.patches import Rectangle
+
+    ax.add_patch(
+        Rectangle(
+            (x - 0.8, y_bottom),
+            1.6,
+            y_top - y_bottom,
+            facecolor=FILL[kind],
+            edgecolor=EDGE[kind],
+            linewidth=1.2,
+            zorder=3,
+        )
+    )
+
+
+def _end(ax: Any, x: float, y: float, note: str = "", *, left: bool = False) -> None:
+    """A participant's end: a cross on its lifeline."""
+    ax.plot([x - 0.9, x + 0.9], [y - 0.9, y + 0.9], color="#444444", linewidth=1.6, zorder=5)
+    ax.plot([x - 0.9, x + 0.9], [y + 0.9, y - 0.9], color="#444444", linewidth=1.6, zorder=5)
+    if note:
+        ax.text(
+            x - 1.6 if left else x + 1.6,
+            y,
+            note,
+            ha="right" if left else "left",
+            va="center",
+            fontsize=8,
+            color="#444444",
+            linespacing=1.2,
+            zorder=5,
+        )
+
+
+# ---------------------------------------------------------------- (b) export lifetime
+
+
+def draw_export_lifetime() -> Any:
+    """x.__dlpack__(): the block holds x until the consumer calls the deleter."""
+    fig, ax = _canvas(10.5, 7.75, 100, 74)
+    xs = _lanes(
+        ax,
+        [
+            Lane("consumer", "consumer\n(numpy.from_dlpack, ...)", "peer", 13),
+            Lane("x", "x: DLArray\n(and its memory)", "array", 44),
+            Lane("block", "export block\n(PyMem, pooled)", "core", 67),
+            Lane("capsule", "capsule", "core", 89),
+        ],
+        top=73,
+        bottom=11,
+    )
+    y = [63.0, 57.5, 52.0, 46.5, 41.0, 35.5, 30.0, 20.0, 14.5]
+    _message(ax, xs, y[0], "consumer", "x", "x.__dlpack__(max_version=(1, 3))", step=1)
+    _bar(ax, xs["block"], y[1], y[8], "core")
+    _message(
+        ax,
+        xs,
+        y[1],
+        "x",
+        "block",
+        "export_block: the managed tensor,\nshape[ndim], strides[ndim]",
+        step=2,
+    )
+    _bar(ax, xs["x"], y[2], y[8], "array")
+    _message(
+        ax, xs, y[2], "block", "x", "manager_ctx = x (Py_INCREF)", colour=EDGE["array"], step=3
+    )
+    _message(
+        ax,
+        xs,
+        y[3],
+        "x",
+        "capsule",
+        'PyCapsule_New(tensor,\n"dltensor_versioned", destructor)',
+        step=4,
+        label_x=78,
+    )
+    ax.text(
+        55.5,
+        y[3] - 0.6,
+        "(if that fails: Py_DECREF(x) and\nthe block is freed, no deleter)",
+        ha="center",
+        va="top",
+        fontsize=7.5,
+        color="#555555",
+    )
+    _message(ax, xs, y[4], "x", "consumer", "returns the capsule", dashed=True, step=5)
+    _message(
+        ax,
+        xs,
+        y[5],
+        "consumer",
+        "capsule",
+        "takes the tensor, renames the\n"
+        'capsule "used_dltensor_versioned":\nthe tensor is the consumer\'s now',
+        step=6,
+        label_x=28.5,
+    )
+    _end(
+        ax,
+        xs["capsule"],
+        y[6],
+        "capsule freed: its name\nis used_..., so its\ndestructor does nothing",
+        left=True,
+    )
+    box(
+        ax,
+        3.5,
+        y[6] - 2.6,
+        21,
+        5.2,
+        "note",
+        body="the consumer's array\nviews x's memory (zero-copy)",
+        body_size=8,
+    )
+    _step_number(ax, 1.8, y[6], 7)
+    ax.text(
+        28.5,
+        25.3,
+        "... time passes: the consumer\nuses its array ...",
+        ha="center",
+        va="center",
+        fontsize=8.5,
+        style="italic",
+        color="#555555",
+    )
+    _message(
+        ax,
+        xs,
+        y[7],
+        "consumer",
+        "block",
+        "deleter(managed) when its\narray dies (any thread, any time)",
+        step=8,
+        label_x=28.5,
+    )
+    _message(
+        ax,
+        xs,
+        y[8],
+        "block",
+        "x",
+        "release_export: Py_DECREF(x),\nthe block is freed (or pooled)",
+        colour=EDGE["array"],
+        step=9,
+    )
+    _end(ax, xs["block"], y[8] - 1.8)
+    ax.text(
+        xs["x"] + 1.6,
+        27,
+        "the block's reference\nkeeps x alive, even\nif its user drops x",
+        ha="left",
+        va="center",
+        fontsize=8,
+        color=EDGE["array"],
+    )
+    box(
+        ax,
+        3,
+        0.5,
+        94,
+        9.5,
+        "note",
+        body=(
+            'Not consumed?  The capsule still has its unused name "dltensor_versioned" when '
+            "it dies, so its destructor\n(destroy_capsule, export.c) calls the deleter itself: "
+            "steps 8-9 happen then.  Without the GIL (a deleter called\nfrom another thread), "
+            "release_export takes it; after interpreter shutdown it leaks instead of crashing.\n"
+            'Legacy capsules ("dltensor") work the same way.'
+        ),
+        body_size=8.5,
+    )
+    return fig
+
+
+# ---------------------------------------------------------------- (c) import lifetime
+
+
+def draw_import_lifetime() -> Any:
+    """from_dlpack(t): validate, own, share with views, delete once."""
+    fig, ax = _canvas(9.5, 8.0, 100, 84)
+    box(
+        ax,
+        1,
+        68,
+        47,
+        15,
+        "peer",
+        "capsule route (every producer)",
+        "from_dlpack(t) calls t.__dlpack__(max_version=(1, 3))\n"
+        'and gets a capsule "dltensor_versioned" (or "dltensor")\n'
+        "dla_capsule_tensor: a used_... name raises ValueError\n(_core/import.c)",
+    )
+    box(
+        ax,
+        52,
+        68,
+        47,
+        15,
+        "peer",
+        "C exchange table route (no capsule)",
+        "type(t).__dlpack_c_exchange_api__, found once per type\n"
+        "managed_tensor_from_py_object_no_sync(t, &m)\n"
+        "no Python call, no capsule object\n(_core/exchange_consumer.c)",
+    )
+    main_x, main_w = 8, 56
+    centre = main_x + main_w / 2
+    box(
+        ax,
+        main_x,
+        52,
+        main_w,
+        11,
+        "core",
+        "validate  (_core/import.c)",
+        "major version 1, else the deleter is called and BufferError raised;\n"
+        "ndim, shape, dtype, device, data pointer, byte size",
+    )
+    arrow(ax, (24.5, 68), (centre - 6, 63))
+    arrow(ax, (75.5, 68), (centre + 6, 63))
+    box(
+        ax,
+        main_x,
+        37,
+        main_w,
+        11,
+        "storage",
+        "build the owner and the array first",
+        "an ImportedTensor (holding no tensor yet) and a DLArray over the data;\n"
+        "the tensor still belongs to the capsule (table route: to the caller)",
+    )
+    arrow(ax, (centre, 52), (centre, 48))
+    box(
+        ax,
+        main_x,
+        22,
+        main_w,
+        11,
+        "storage",
+        "commit: nothing can fail any more",
+        'the capsule is renamed "used_dltensor_versioned";\n'
+        "owner.managed = the tensor (table route: via_table is True)",
+    )
+    arrow(ax, (centre, 37), (centre, 33))
+    box(
+        ax,
+        main_x,
+        10.5,
+        main_w,
+        8,
+        "array",
+        "views share the owner",
+        "a = from_dlpack(t);  b = a[1:];  c = a.T\n"
+        "each holds a reference to the same ImportedTensor",
+    )
+    arrow(ax, (centre, 22), (centre, 18.5))
+    box(
+        ax,
+        main_x,
+        0.5,
+        main_w,
+        7,
+        "core",
+        "the last view dies",
+        "imported_dealloc calls the producer's deleter(managed), exactly once",
+        body_size=8.5,
+    )
+    arrow(ax, (centre, 10.5), (centre, 7.5))
+    box(
+        ax,
+        70,
+        27.5,
+        29,
+        35.5,
+        "error",
+        "any failure before commit",
+        "nothing was taken yet.\n\ncapsule route: the capsule\nstill owns the tensor; "
+        "its\ndestructor calls the deleter.\n\ntable route:\ndla_adopt_versioned\ncalls "
+        "the deleter itself.\n\nexactly once, either way",
+        body_size=8.5,
+    )
+    arrow(ax, (main_x + main_w, 57.5), (70, 55), colour=EDGE["error"], dashed=True)
+    arrow(ax, (main_x + main_w, 42.5), (70, 42.5), colour=EDGE["error"], dashed=True)
+    box(
+        ax,
+        70,
+        6,
+        29,
+        19,
+        "note",
+        body="one owner per import:\nviews copy the layout "
+        "and\nshare the owner, so the\nproducer's memory lives as\nlong as the last view "
+        "(the\nowner is not the array, so\nslicing never copies)",
+        body_size=8.5,
+    )
+    return fig
+
+
+# ---------------------------------------------------------------- (d) benchmark plots
+
+
+def _no_data(title: str, why: str) -> Any:
+    fig = new_figure(8, 1.6)
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_axis_off()
+    ax.text(0.5, 0.6, title, ha="center", va="center", fontsize=11, fontweight="bold")
+    ax.text(0.5, 0.3, why, ha="center", va="center", fontsize=9.5, color="#666666")
+    return fig
+
+
+def _libraries(data: dict[str, Any]) -> list[str]:
+    seen = [c["library"] for c in data.get("cells", [])]
+    return list(dict.fromkeys(seen))
+
+
+def _operations(data: dict[str, Any]) -> list[str]:
+    return list(dict.fromkeys(c["operation"] for c in data.get("cells", [])))
+
+
+def _peer_cell(data: dict[str, Any], operation: str, library: str, size: str) -> dict[str, Any]:
+    for cell in data.get("cells", []):
+        if (cell["operation"], cell["library"], cell["size"]) == (operation, library, size):
+            return dict(cell)
+    return {}
+
+
+def plot_peers(result: Result) -> Any:
+    """Grouped bars: ns per operation per library (float32[1], log scale),
+    and the exchanges made from C."""
+    data = result.data
+    if not data or not data.get("cells"):
+        return _no_data("Exchange latency against the peers", "no peers.json result")
+    libraries = _libraries(data)
+    operations = _operations(data)
+    size = "1"
+    c_cells = [c for c in data.get("c_level", {}).get("cells", []) if c["size"] == size]
+    fig = new_figure(10, 8.4)
+    grid = fig.add_gridspec(2, 1, height_ratios=(3.3, 1), hspace=0.32)
+    ax = fig.add_subplot(grid[0])
+    height = 0.8 / max(len(libraries), 1)
+    for j, library in enumerate(libraries):
+        ys, values, hatches = [], [], []
+        for i, operation in enumerate(operations):
+            cell = _peer_cell(data, operation, library, size)
+            y = i + (j - (len(libraries) - 1) / 2) * height
+            if cell.get("ns_per_call") is None:
+                ax.text(1.1, y, "n/a", va="center", fontsize=7, color="#888888")
+                continue
+            ys.append(y)
+            values.append(cell["ns_per_call"])
+            hatches.append("//" if cell.get("exchange") == "copy" else "")
+        bars = ax.barh(
+            ys,
+            values,
+            height=height * 0.92,
+            color=LIBRARY_COLOURS.get(library, "#999999"),
+            label=library,
+            log=True,
+        )
+        for bar, hatch in zip(bars, hatches, strict=True):
+            bar.set_hatch(hatch)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(operations)), operations)
+    ax.invert_yaxis()
+    ax.set_xlabel("ns per call (median, log scale): shorter is faster")
+    ax.set_title(
+        f"DLPack exchanges of a float32[{size}] array; X is the library of each bar", pad=30
+    )
+    ax.grid(axis="x", which="major", color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+    ax.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=len(libraries),
+        fontsize=8.5,
+        frameon=False,
+    )
+    ax.set_xlim(left=10)
+
+    ax2 = fig.add_subplot(grid[1])
+    if c_cells:
+        producers = list(dict.fromkeys(c["producer"] for c in c_cells))
+        hows = list(dict.fromkeys(c["how"] for c in c_cells))
+        width = 0.8 / max(len(producers), 1)
+        for j, producer in enumerate(producers):
+            xs_, values = [], []
+            for i, how in enumerate(hows):
+                cell = next(
+                    (c for c in c_cells if (c["producer"], c["how"]) == (producer, how)), {}
+                )
+                if cell.get("ns_per_call") is None:
+                    continue
+                xs_.append(i + (j - (len(producers) - 1) / 2) * width)
+                values.append(cell["ns_per_call"])
+            bars = ax2.bar(
+                xs_,
+                values,
+                width=width * 0.92,
+                label=f"{producer} array",
+                color=LIBRARY_COLOURS.get(producer, "#999999"),
+                log=True,
+            )
+            for bar, value in zip(bars, values, strict=True):
+                ax2.text(
+                    bar.get_x() + bar.get_width() / 2,
+                    value * 1.15,
+                    f"{value:.0f}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=7.5,
+                )
+        ax2.set_xticks(range(len(hows)), hows)
+        ax2.set_yscale("log")
+        ax2.set_ylim(3, max(c.get("ns_per_call") or 1 for c in c_cells) * 4)
+        ax2.axhline(80, color="#c0392b", linestyle="--", linewidth=1)
+        ax2.text(
+            (len(hows) - 1) / 2,
+            80 / 1.12,
+            "target: managed <= 80 ns",
+            ha="center",
+            va="top",
+            fontsize=7.5,
+            color="#c0392b",
+        )
+        ax2.set_ylabel("ns per exchange")
+        ax2.set_title("Exchanges made from C (examples/c_extension, time_exchanges)", fontsize=10)
+        ax2.legend(loc="upper left", bbox_to_anchor=(0.0, 0.88), fontsize=8)
+        ax2.grid(axis="y", color="#dddddd", linewidth=0.8)
+        ax2.set_axisbelow(True)
+    else:
+        ax2.set_axis_off()
+        why = data.get("c_level", {}).get("missing") or "not measured"
+        ax2.text(
+            0.5,
+            0.5,
+            f"exchanges from C: n/a ({why})",
+            ha="center",
+            va="center",
+            transform=ax2.transAxes,
+            color="#666666",
+        )
+    return fig
+
+
+def plot_memory(result: Result) -> Any:
+    """Per case: RSS growth against the limit, and the time per exchange."""
+    data = result.data
+    cases = (data or {}).get("cases") or []
+    if not cases:
+        return _no_data("Memory over many exchanges", "no memory.json result")
+    limit = data.get("method", {}).get("limit_bytes", 1_000_000)
+    names = [c["case"] for c in cases]
+    fig = new_figure(10, 0.42 * len(cases) + 1.6)
+    left, right = fig.subplots(
+        1, 2, sharey=True, gridspec_kw={"width_ratios": (1, 1), "wspace": 0.08}
+    )
+    growth = [max(c["growth_bytes"], 0) / 1e3 for c in cases]
+    colours = ["#009e73" if c["passed"] else "#c0392b" for c in cases]
+    left.barh(range(len(cases)), growth, color=colours, height=0.6)
+    left.axvline(limit / 1e3, color="#c0392b", linestyle="--", linewidth=1)
+    left.set_xlim(0, limit / 1e3 * 1.25)
+    left.text(
+        limit / 1e3,
+        -0.9,
+        f"limit {limit / 1e6:g} MB",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+        color="#c0392b",
+    )
+    for i, c in enumerate(cases):
+        left.text(
+            growth[i] + limit / 1e3 * 0.02,
+            i,
+            f"{c['growth_bytes']:,} B, refs {c['refcount_delta']:+d}",
+            va="center",
+            fontsize=8,
+        )
+    left.set_yticks(range(len(cases)), names, fontsize=8.5)
+    left.invert_yaxis()
+    exchanges = data.get("method", {}).get("exchanges_per_case")
+    left.set_xlabel(
+        f"RSS growth over {exchanges:,} exchanges (kB)" if exchanges else "RSS growth (kB)"
+    )
+    ns = [c["seconds"] / c["exchanges"] * 1e9 for c in cases]
+    right.barh(range(len(cases)), ns, color="#0072b2", height=0.6)
+    for i, value in enumerate(ns):
+        right.text(value * 1.03, i, f"{value:.0f} ns", va="center", fontsize=8)
+    right.set_xscale("log")
+    right.set_xlim(right=max(ns) * 3)
+    right.set_xlabel("time per exchange, ns (log scale; includes the loop)")
+    for axis in (left, right):
+        axis.grid(axis="x", color="#dddddd", linewidth=0.8)
+        axis.set_axisbelow(True)
+    return fig
+
+
+def plot_namespace(result: Result) -> Any:
+    """dlarray's time over NumPy's, per namespace operation, with the targets."""
+    data = result.data
+    rows = (data or {}).get("rows") or []
+    if not rows:
+        return _no_data("Namespace overhead", "no namespace.json result")
+    labels = [f"{r['case']}   ({r['inputs']})" for r in rows]
+    ratios = [r.get("ratio_dlarray_numpy") for r in rows]
+    fig = new_figure(9, 0.36 * len(rows) + 1.4)
+    ax = fig.add_axes((0.3, 0.12, 0.66, 0.82))
+    for i, (row, ratio) in enumerate(zip(rows, ratios, strict=True)):
+        if ratio is None:
+            ax.text(1.0, i, "n/a", va="center", fontsize=8)
+            continue
+        met = row.get("meets_target")
+        ax.barh(i, ratio, color="#009e73" if met else "#e69f00", height=0.62)
+        ax.plot([row["target"]] * 2, [i - 0.4, i + 0.4], color="#c0392b", linewidth=1.5)
+        ax.text(ratio * 1.04, i, f"{ratio:.2f}x", va="center", fontsize=8)
+    ax.axvline(1.0, color="#444444", linewidth=0.9)
+    ax.set_xscale("log")
+    finite = [r for r in ratios if r]
+    ax.set_xlim(0.5, max([*finite, 2.0]) * 1.6)
+    ax.set_yticks(range(len(rows)), labels, fontsize=8.5)
+    ax.invert_yaxis()
+    ax.set_xlabel(
+        "dlarray's time / NumPy's (median; log scale).  Red tick: the row's target; green: met",
+        fontsize=9,
+    )
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8, which="both")
+    ax.set_axisbelow(True)
+    return fig
+
+
+# ---------------------------------------------------------------- (e) conformance plot
+
+
+def plot_conformance(result: Result) -> Any:
+    """Passed, failed and skipped tests of the Array API suite."""
+    data = result.data
+    if not data or "passed" not in data:
+        return _no_data("Array API conformance", "no conformance.json result")
+    outcomes = [("passed", "#009e73"), ("failed", "#c0392b"), ("skipped", "#999999")]
+    outcomes += [(k, "#cc79a7") for k in ("xfailed", "xpassed") if data.get(k)]
+    fig = new_figure(8, 2.3)
+    ax = fig.add_axes((0.12, 0.28, 0.84, 0.56))
+    counts = [int(data.get(name, 0)) for name, _ in outcomes]
+    total = max(sum(counts), 1)
+    bars = ax.barh(range(len(outcomes)), counts, color=[c for _, c in outcomes], height=0.65)
+    for bar, count in zip(bars, counts, strict=True):
+        ax.text(
+            bar.get_width() + total * 0.01,
+            bar.get_y() + bar.get_height() / 2,
+            f"{count:,}",
+            va="center",
+            fontsize=9,
+        )
+    ax.set_yticks(range(len(outcomes)), [name for name, _ in outcomes])
+    ax.invert_yaxis()
+    ax.set_xlim(0, total * 1.1)
+    ax.set_xlabel("tests")
+    suite = str(data.get("suite_commit", ""))[:8]
+    ax.set_title(
+        f"data-apis/array-api-tests {suite} on dlarray, API {data.get('api_version', '?')}"
+        f", {data.get('max_examples', '?')} examples per test",
+        fontsize=10,
+    )
+    ax.grid(axis="x", color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+    return fig
+
+
+# ---------------------------------------------------------------- Markdown fragments
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: Iterable[str], rows: Iterable[Iterable[Any]], align: str = "") -> str:
+    """A Markdown table; ``align`` gives one of l/r/c per column."""
+    header = list(header)
+    marks = {"l": ":---", "r": "---:", "c": ":---:"}
+    rule = [marks.get(a, "---") for a in (align or "l" * len(header))]
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _ns(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _ratio(value: float) -> str:
+    """Two decimals, or two significant digits below 0.1 (0.0036, not 0.00)."""
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.2g}"
+
+
+def _versions(data: dict[str, Any]) -> str:
+    versions = data.get("versions") or {}
+    return ", ".join(f"{k} {v}" for k, v in versions.items() if v) or "versions not recorded"
+
+
+def _machine(data: dict[str, Any]) -> str:
+    machine = data.get("machine") or {}
+    platform_ = data.get("platform") or machine.get("platform")
+    cpus = data.get("cpu_count") or machine.get("cpu_count")
+    parts = [p for p in (platform_, f"{cpus} CPUs" if cpus else None) if p]
+    return "; ".join(parts)
+
+
+def _run_kind(data: dict[str, Any]) -> str:
+    method = data.get("method") or {}
+    if "quick" not in method:
+        return ""
+    return "A quick run (`--quick`: rough numbers)" if method["quick"] else "A full run"
+
+
+def source_line(result: Result, what: str) -> str:
+    """One bullet: which file, local run or snapshot, when, versions, machine."""
+    if result.data is None:
+        return (
+            f"- **{what}**: no result: neither `benchmarks/results/{result.name}.json` nor "
+            f"`docs/_data/{result.name}.json` exists.\n"
+        )
+    if result.origin == "local":
+        where = f"`{result.path}`, the latest local run, written {result.date}"
+    else:
+        where = f"`{result.path}`, the committed snapshot, taken {result.date}"
+        if result.note:
+            where += f" ({result.note})"
+    kind = _run_kind(result.data)
+    details = [d for d in (_versions(result.data), _machine(result.data)) if d]
+    text = f"- **{what}**: {where}. "
+    if kind:
+        text += f"{kind}; " if details else f"{kind}."
+    return text + "; ".join(details) + (".\n" if details else "\n")
+
+
+def benchmark_fragments(sources: dict[str, Result]) -> dict[str, str]:
+    """The benchmark page's tables, one file each."""
+    peers, memory = sources["peers"], sources["memory"]
+    exchange, namespace = sources["exchange"], sources["namespace"]
+    out = {
+        "benchmarks_source.md": "".join(
+            source_line(r, w)
+            for r, w in (
+                (peers, "Exchanges against the peers"),
+                (memory, "Memory"),
+                (exchange, "Exchanges against NumPy"),
+                (namespace, "Namespace overhead"),
+            )
+        )
+    }
+    out["benchmarks_targets.md"] = _targets_table(peers)
+    for size in ("1", "1M"):
+        out[f"benchmarks_peers_{size}.md"] = _peers_table(peers, size)
+    out["benchmarks_peers_c.md"] = _c_table(peers)
+    out["benchmarks_memory.md"] = _memory_table(memory)
+    out["benchmarks_exchange.md"] = _exchange_table(exchange)
+    out["benchmarks_namespace.md"] = _namespace_table(namespace)
+    return out
+
+
+def _missing(result: Result) -> str:
+    return f"*No `{result.name}.json` result: run `nox -s bench` to make one.*\n"
+
+
+def _targets_table(result: Result) -> str:
+    data = result.data
+    if not data or "targets" not in data:
+        return _missing(result)
+    rows = []
+    for t in data["targets"]:
+        if t["limit_unit"] == "ns":
+            limit, baseline = f"<= {t['limit']:g} ns", "-"
+        else:
+            limit, baseline = f"<= {t['limit']:g}x", _ns(t["baseline_ns"])
+        if t["ratio"] is None:
+            ratio = "n/a"
+        elif t["limit_unit"] == "ns":
+            ratio = f"{t['ratio']:.2f} of the limit"
+        else:
+            ratio = f"{t['ratio']:.2f}x"
+        verdict = (
+            "**met**" if t["met"] else ("not measured" if t["ratio"] is None else "**not met**")
+        )
+        rows.append((t["target"], t["size"], _ns(t["subject_ns"]), baseline, ratio, limit, verdict))
+    text = md_table(
+        ("target (issue 7)", "size", "dlarray ns", "baseline ns", "ratio", "limit", "verdict"),
+        rows,
+        "lrrrrrl",
+    )
+    met = data.get("all_targets_met")
+    text += f"\nAll targets met in this run: **{'yes' if met else 'no'}**.\n"
+    return text
+
+
+def _peers_table(result: Result, size: str) -> str:
+    data = result.data
+    if not data or not data.get("cells"):
+        return _missing(result)
+    libraries = _libraries(data)
+    rows = []
+    for operation in _operations(data):
+        dl = _peer_cell(data, operation, "dlarray", size).get("ns_per_call")
+        row = [f"`{operation}`"]
+        for library in libraries:
+            cell = _peer_cell(data, operation, library, size)
+            ns = cell.get("ns_per_call")
+            text = "n/a" if ns is None else _ns(ns)
+            if ns is not None and library != "dlarray" and dl is not None:
+                text += f" ({_ratio(dl / ns)})"
+            if cell.get("exchange") == "copy":
+                text += " copy"
+            if cell.get("capsule") == "dltensor" and "max_version" in operation:
+                text += " legacy"
+            row.append(text)
+        rows.append(row)
+    return md_table(("operation", *libraries), rows, "l" + "r" * len(libraries))
+
+
+def _c_table(result: Result) -> str:
+    data = result.data
+    c_level = (data or {}).get("c_level") or {}
+    cells = c_level.get("cells") or []
+    if not cells:
+        why = c_level.get("missing") or "not measured"
+        return f"*Exchanges from C: n/a ({why}).*\n"
+    hows = list(dict.fromkeys(c["how"] for c in cells))
+    keys = list(dict.fromkeys((c["producer"], c["size"]) for c in cells))
+    rows = []
+    for producer, size in keys:
+        row = [producer, size]
+        for how in hows:
+            cell = next(
+                c for c in cells if (c["producer"], c["size"], c["how"]) == (producer, size, how)
+            )
+            row.append(
+                _ns(cell.get("ns_per_call")) if cell.get("ns_per_call") is not None else "n/a"
+            )
+        rows.append(row)
+    return md_table(("array", "size", *hows), rows, "ll" + "r" * len(hows))
+
+
+def _memory_table(result: Result) -> str:
+    data = result.data
+    if not data or not data.get("cases"):
+        return _missing(result)
+    rows = [
+        (
+            f"`{c['case']}`",
+            f"{c['exchanges']:,}",
+            f"{c['growth_bytes']:,}",
+            f"{c['refcount_delta']:+d}",
+            _ns(c["seconds"] / c["exchanges"] * 1e9),
+            "yes" if c["passed"] else "**no**",
+        )
+        for c in data["cases"]
+    ]
+    text = md_table(
+        ("case", "exchanges", "RSS growth (bytes)", "refcount change", "ns per exchange", "passed"),
+        rows,
+        "lrrrrl",
+    )
+    limit = data.get("method", {}).get("limit_bytes", 1_000_000)
+    text += f"\nLimit: growth below {limit:,} bytes and no reference left behind. "
+    text += f"All passed: **{'yes' if data.get('all_passed') else 'no'}**.\n"
+    notes = data.get("notes") or []
+    text += "".join(f"\n- {note}" for note in notes) + ("\n" if notes else "")
+    return text
+
+
+def _exchange_table(result: Result) -> str:
+    data = result.data
+    if not data or not data.get("rows"):
+        return _missing(result)
+    rows = [
+        (
+            r["exchange"],
+            r["size"],
+            f"`{r['dlarray_side']['call']}`",
+            _ns(r["dlarray_side"]["ns_per_call"]),
+            f"`{r['numpy_side']['call']}`",
+            _ns(r["numpy_side"]["ns_per_call"]),
+            f"{r['ratio']:.2f}",
+        )
+        for r in data["rows"]
+    ]
+    return md_table(
+        ("exchange", "size", "dlarray side", "ns", "NumPy side", "ns", "ratio"), rows, "llrrlrr"
+    )
+
+
+def _namespace_table(result: Result) -> str:
+    data = result.data
+    if not data or not data.get("rows"):
+        return _missing(result)
+    libraries = list(dict.fromkeys(k for r in data["rows"] for k in r.get("libraries", {})))
+    rows = []
+    for r in data["rows"]:
+        row = [r["group"], r["inputs"], f"`{r['case']}`"]
+        for library in libraries:
+            entry = r["libraries"].get(library) or {}
+            row.append(_ns(entry.get("median_ns")) if entry.get("median_ns") else "n/a")
+        ratio = r.get("ratio_dlarray_numpy")
+        row.append("n/a" if ratio is None else f"{ratio:.2f}x")
+        row.append(f"<= {r['target']:g}x")
+        row.append("yes" if r.get("meets_target") else "**no**")
+        rows.append(row)
+    names = {"numpy": "NumPy ns", "dlarray": "dlarray ns", "strict": "array-api-strict ns"}
+    header = (
+        "group",
+        "inputs",
+        "operation",
+        *(names.get(n, f"{n} ns") for n in libraries),
+        "dlarray / NumPy",
+        "target",
+        "met",
+    )
+    text = md_table(header, rows, "lll" + "r" * len(libraries) + "rrl")
+    judged = [r for r in data["rows"] if r.get("meets_target") is not None]
+    missed = [f"`{r['case']}` ({r['group']})" for r in judged if not r["meets_target"]]
+    text += f"\nRows meeting their target in this run: {len(judged) - len(missed)} of {len(judged)}"
+    text += f"; not met: {', '.join(missed)}.\n" if missed else ".\n"
+    return text
+
+
+def conformance_fragments(result: Result) -> dict[str, str]:
+    """The conformance page's source line, counts and failures."""
+    out = {"conformance_source.md": source_line(result, "Conformance")}
+    data = result.data
+    if not data or "passed" not in data:
+        out["conformance_table.md"] = (
+            "*No conformance result: run the suite with "
+            "`--output $PWD/benchmarks/results/conformance.json`.*\n"
+        )
+        out["conformance_run.md"] = ""
+        out["conformance_failed.md"] = ""
+        return out
+    counts = [
+        (k, data.get(k, 0))
+        for k in (
+            "passed",
+            "failed",
+            "skipped",
+            "xfailed",
+            "xpassed",
+            "errors",
+            "collection_errors",
+            "total",
+        )
+    ]
+    out["conformance_table.md"] = md_table(
+        ("outcome", "tests"), [(k, f"{v:,}") for k, v in counts], "lr"
+    )
+    run = [
+        ("suite", f"data-apis/array-api-tests `{data.get('suite_commit', '?')}`"),
+        ("spec submodule", f"data-apis/array-api `{data.get('spec_commit', '?')}`"),
+        (
+            "commits verified by run.py",
+            "yes" if data.get("commits_verified") else "no (the checkout was not a git clone)",
+        ),
+        ("standard version", data.get("api_version", "?")),
+        ("module", data.get("module", "?")),
+        ("hypothesis examples per test", data.get("max_examples", "?")),
+        ("pytest-xdist workers", data.get("workers", "?")),
+        ("duration", f"{data.get('duration_s', '?')} s"),
+        ("extra pytest arguments", " ".join(data.get("pytest_args") or []) or "none"),
+        ("versions", _versions(data)),
+    ]
+    out["conformance_run.md"] = md_table(("setting", "value"), run, "ll")
+    failed = data.get("failed_tests") or []
+    out["conformance_failed.md"] = (
+        "No test failed.\n" if not failed else "".join(f"- `{t}`\n" for t in failed)
+    )
+    return out
+
+
+if __name__ == "__main__":  # python docs/_ext/dlarray_docs_figures.py: generate, no Sphinx
+    here = Path(__file__).resolve().parent.parent
+    t0 = time.perf_counter()
+    changed = build_all(here, here.parent)
+    print(f"{changed} file(s) updated in {here / '_generated'} ({time.perf_counter() - t0:.1f} s)")
