@@ -8,6 +8,7 @@ nox -s bench        exchange latency and namespace overhead against NumPy (and p
 nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
 nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
 nox -s sycl         the SYCL suite on Intel's OpenCL CPU runtime (a real SYCL device)
+nox -s docs         the documentation site (Sphinx, warnings as errors) and its doctests
 nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
                     interop(jax), interop(tvm_ffi), interop(dpnp), interop(cupy)
 """
@@ -81,6 +82,33 @@ def typecheck(session: nox.Session) -> None:
     """mypy --strict over the package."""
     session.install("mypy==2.4.1", "numpy>=2.2.5", "ml_dtypes>=0.5")
     session.run("mypy")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site with warnings as errors, run the doctests
+    on its pages, and check that every public name has an example.
+
+    The HTML lands in docs/_build/html.  Sphinx runs from a temporary
+    directory so that ``import dlarray`` finds the installed package (with
+    its compiled core), not the source tree."""
+    session.install(".", "-r", str(ROOT / "docs" / "requirements.txt"))
+    docs_dir = ROOT / "docs"
+    build = docs_dir / "_build"
+    with session.chdir(session.create_tmp()):
+        session.run("python", str(docs_dir / "api" / "check_examples.py"), "--strict")
+        for builder in ("html", "doctest"):
+            session.run(
+                "python",
+                "-m",
+                "sphinx",
+                "-W",
+                "--keep-going",
+                "-b",
+                builder,
+                str(docs_dir),
+                str(build / builder),
+            )
 
 
 @nox.session
