@@ -289,10 +289,18 @@ class Exchange:
     ok: bool = False
     error: str | None = None
     zero_copy: bool | None = None
-    capsule: str | None = None  # "versioned" or "legacy"; None through the table
     route: str | None = None  # "table", "versioned" or "legacy"
     values_equal: bool | None = None
     time_us: float | None = None
+
+    @property
+    def capsule(self) -> str | None:
+        """The capsule kind that crossed; None through the table."""
+        return None if self.route == "table" else self.route
+
+    def as_json(self) -> dict[str, Any]:
+        """The fields, and ``capsule``."""
+        return {**asdict(self), "capsule": self.capsule}
 
 
 @contextlib.contextmanager
@@ -382,7 +390,7 @@ def peer_to_dlarray(
         if x._owner.via_table:
             result.route = "table"
         else:
-            result.capsule = result.route = "versioned" if x._owner.versioned else "legacy"
+            result.route = "versioned" if x._owner.versioned else "legacy"
         result.values_equal = _numpy_list(x.to_device("cpu")) == VALUES
         result.time_us = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
         result.ok = True
@@ -418,8 +426,7 @@ def dlarray_to_peer(
         x = dlarray.asarray(VALUES, dtype="float32", device=device)
         with _watching_dlpack_calls() as capsules:
             received = consume(x)
-        result.capsule = capsules[-1] if capsules else None
-        result.route = result.capsule or "table"
+        result.route = capsules[-1] if capsules else "table"
         result.zero_copy = peer.pointer(received) == _address(x)
         result.values_equal = peer.to_list(received) == VALUES
         result.time_us = time_per_call(lambda: consume(x), repeats)
@@ -530,7 +537,7 @@ def survey(repeats: int = REPEATS) -> dict[str, Any]:
         "peers": peers.versions,
         "missing_peers": peers.missing,
         "peers_without_device": peers.without_device,
-        "exchanges": [asdict(e) for e in peers.exchanges],
+        "exchanges": [e.as_json() for e in peers.exchanges],
         "ok": not failed,
     }
 

@@ -39,21 +39,16 @@ def work_stream(device_type: int, device_id: int) -> int:
         from dlarray._sycl import runtime
 
         return int(runtime.work_queue(device_id).addressof_ref())
-    if device_type == DLDeviceType.kDLCUDA:
-        return streams.work_stream(device_id)
-    return streams.work_stream(None)  # managed or pinned: the current GPU's
+    # Device memory: that GPU's stream; managed or pinned: the current GPU's.
+    return streams.work_stream(streams.gpu_of(Device.from_dlpack((device_type, device_id))))
 
 
 def allocate(shape: tuple[int, ...], dtype: Any, pair: tuple[int, int]) -> Any:
     """A new DLArray of ``shape`` and ``dtype`` on the device ``pair``."""
     from dlarray._creation import empty
 
-    device_type, device_id = pair
-    if device_type == DLDeviceType.kDLOneAPI:
-        device = Device("sycl", device_id)  # DLPack's USM device memory
-    else:
-        device = Device.from_dlpack(pair)
-    return empty(shape, dtype=dtype, device=device)
+    # A bare kDLOneAPI pair is USM device memory, as Device.from_dlpack reads it.
+    return empty(shape, dtype=dtype, device=Device.from_dlpack(pair))
 
 
 def order_import(device_type: int, device_id: int, producer_stream: int) -> bool:
@@ -84,7 +79,7 @@ def _is_own_queue(device_id: int, producer_queue: int) -> bool:
 
     if not runtime.available():
         return False
-    return int(runtime.work_queue(device_id).addressof_ref()) == producer_queue
+    return work_stream(DLDeviceType.kDLOneAPI, device_id) == producer_queue
 
 
 _core.set_exchange_hooks(work_stream, allocate, order_import)

@@ -149,9 +149,9 @@ PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t 
 /* ---- export.c ---- */
 /* DLPACK_FLAG_BITMASK_* describing a's memory (READ_ONLY, PADDED). */
 uint64_t dla_export_flags(const DLAArrayObject *a);
-/* An owning versioned export of a (one block holding a reference to a),
- * or NULL with an exception set. */
-DLManagedTensorVersioned *dla_export_versioned(DLAArrayObject *a, uint64_t flags);
+/* An owning versioned export of a, its flags describing a's memory (one
+ * block holding a reference to a), or NULL with an exception set. */
+DLManagedTensorVersioned *dla_export_versioned(DLAArrayObject *a);
 /* A borrowed description of a: shape and strides point into the array. */
 void dla_fill_borrowed_dltensor(DLTensor *t, const DLAArrayObject *a);
 PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,
@@ -174,6 +174,12 @@ PyObject *dla_adopt_from_table(DLManagedTensorVersioned *managed);
 void *dla_capsule_tensor(PyObject *capsule, bool *versioned);
 int dla_capsule_take(PyObject *capsule, bool versioned);
 void dla_call_deleter(void *managed, bool versioned);
+/* 0 for a tensor of dlarray's major version; otherwise calls its deleter
+ * (the spec's rule) and returns -1 with BufferError set. */
+int dla_refuse_other_major(DLManagedTensorVersioned *managed);
+/* x.__dlpack__(stream=..., max_version=(1, 3)) with the legacy retry; NULL
+ * and *not_a_producer (no exception) when x's type has no __dlpack__. */
+PyObject *dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer);
 
 /* ---- exchange_producer.c ---- */
 extern const DLPackExchangeAPI dla_exchange_api;

@@ -151,23 +151,6 @@ ensure_table_error(PyObject *x, const char *func)
     }
 }
 
-/* A versioned tensor of another major version may be read no further than
- * its flags: release it, as the spec says, and refuse it. */
-static int
-refuse_other_major(DLManagedTensorVersioned *m)
-{
-    if (m->version.major == DLPACK_MAJOR_VERSION) {
-        return 0;
-    }
-    DLPackVersion version = m->version;
-    dla_call_deleter(m, true);
-    PyErr_Format(PyExc_BufferError,
-                 "the producer sent a DLPack %u.%u tensor; dlarray reads major "
-                 "version %d only. The tensor was released",
-                 version.major, version.minor, DLPACK_MAJOR_VERSION);
-    return -1;
-}
-
 static DLManagedTensorVersioned *
 export_through_table(PyObject *x, const DLPackExchangeAPI *api)
 {
@@ -296,35 +279,18 @@ fallback_stream(PyObject *obj, PyObject **stream_arg, void **stream_handle)
     return 0;
 }
 
-/* obj.__dlpack__(stream=stream, max_version=(1, 3)), then without keywords
- * for a producer older than DLPack 1.0. */
+/* obj.__dlpack__(...) (import.c's dla_request_capsule), with the C API's
+ * error for an object that is no producer at all. */
 static PyObject *
 request_capsule(PyObject *obj, PyObject *stream)
 {
-    PyObject *args[3] = {obj, stream, dla_state.max_version};
-    PyObject *capsule = PyObject_VectorcallMethod(
-        dla_state.str_dunder_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-        dla_state.kwnames_stream_max_version);
-    if (capsule == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Clear();
-        capsule = PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, args,
-                                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    }
-    if (capsule == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        /* Only when the type has no __dlpack__ at all; an AttributeError
-         * raised by a producer's own __dlpack__ propagates as it is. */
-        DLA_SAVE_EXCEPTION(raised);
-        PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(obj), dla_state.str_dunder_dlpack);
-        PyErr_Clear();
-        DLA_RESTORE_EXCEPTION(raised);
-        if (method == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "dlarray's C API: %.200s is not a DLPack producer (no "
-                         "__dlpack__ method and no exchange table)",
-                         Py_TYPE(obj)->tp_name);
-        }
-        Py_XDECREF(method);
+    bool not_a_producer;
+    PyObject *capsule = dla_request_capsule(obj, stream, &not_a_producer);
+    if (not_a_producer) {
+        PyErr_Format(PyExc_TypeError,
+                     "dlarray's C API: %.200s is not a DLPack producer (no "
+                     "__dlpack__ method and no exchange table)",
+                     Py_TYPE(obj)->tp_name);
     }
     return capsule;
 }
@@ -353,7 +319,7 @@ take_from_capsule(PyObject *capsule, bool *versioned)
     if (managed == NULL || dla_capsule_take(capsule, *versioned) < 0) {
         return NULL;
     }
-    if (*versioned && refuse_other_major(managed) < 0) {
+    if (*versioned && dla_refuse_other_major(managed) < 0) {
         return NULL;
     }
     return managed;
@@ -448,7 +414,7 @@ capi_borrow(PyObject *obj, DLArrayBorrowed *out)
         if (m == NULL) {
             return -1;
         }
-        if (refuse_other_major(m) < 0) {
+        if (dla_refuse_other_major(m) < 0) {
             return -1;
         }
         out->owned_ = m;
@@ -474,18 +440,14 @@ static int
 capi_to_managed(PyObject *obj, DLManagedTensorVersioned **out)
 {
     *out = NULL;
-    if (DLAArray_Check(obj)) {
-        DLAArrayObject *a = (DLAArrayObject *)obj;
-        *out = dla_export_versioned(a, dla_export_flags(a));
-        return *out == NULL ? -1 : 0;
-    }
+    /* A DLArray is no special case: its type carries dlarray's own table. */
     const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(obj));
     if (api != NULL) {
         DLManagedTensorVersioned *m = export_through_table(obj, api);
         if (m == NULL) {
             return -1;
         }
-        if (refuse_other_major(m) < 0) {
+        if (dla_refuse_other_major(m) < 0) {
             return -1;
         }
         *out = m;

@@ -42,7 +42,7 @@ managed_from_py_object(void *py_object, DLManagedTensorVersioned **out)
         return -1;
     }
     DLAArrayObject *a = py_object;
-    *out = dla_export_versioned(a, dla_export_flags(a));
+    *out = dla_export_versioned(a);
     return *out == NULL ? -1 : 0;
 }
 
@@ -196,7 +196,7 @@ allocate(const DLTensor *prototype)
         return NULL;
     }
     /* The managed tensor is the array's only owner once this returns. */
-    DLManagedTensorVersioned *m = dla_export_versioned(a, dla_export_flags(a));
+    DLManagedTensorVersioned *m = dla_export_versioned(a);
     Py_DECREF(a);
     return m;
 }

@@ -272,9 +272,9 @@ export_block(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
 }
 
 DLManagedTensorVersioned *
-dla_export_versioned(DLAArrayObject *a, uint64_t flags)
+dla_export_versioned(DLAArrayObject *a)
 {
-    return export_block(a, &VERSIONED, flags);
+    return export_block(a, &VERSIONED, dla_export_flags(a));
 }
 
 static PyObject *

@@ -248,18 +248,24 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
 
 /* ---- taking ownership ---- */
 
-/* Nothing past `flags` may be read at another major version; the spec says
- * to call the deleter, which the callers do before raising this (a deleter
- * may run Python code, which cannot run with an exception set). */
-static PyObject *
-major_version_error(DLPackVersion version)
+/* Nothing past `flags` may be read at another major version: the spec
+ * says to call the deleter, which happens before the exception is set (a
+ * deleter may run Python code, which cannot run with an exception set). */
+int
+dla_refuse_other_major(DLManagedTensorVersioned *managed)
 {
-    return PyErr_Format(PyExc_BufferError,
+    if (managed->version.major == DLPACK_MAJOR_VERSION) {
+        return 0;
+    }
+    DLPackVersion version = managed->version;
+    dla_call_deleter(managed, true);
+    PyErr_Format(PyExc_BufferError,
                  "the producer sent a DLPack %u.%u tensor; dlarray reads major "
                  "version %d only (it speaks DLPack %d.%d). The tensor was "
                  "released",
                  version.major, version.minor, DLPACK_MAJOR_VERSION,
                  DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+    return -1;
 }
 
 /* Checks a producer's tensor and builds the array that will own it.  The
@@ -353,10 +359,8 @@ dla_adopt_from_table(DLManagedTensorVersioned *managed)
 PyObject *
 dla_adopt_versioned(DLManagedTensorVersioned *managed)
 {
-    if (managed->version.major != DLPACK_MAJOR_VERSION) {
-        DLPackVersion version = managed->version;
-        dla_call_deleter(managed, true);
-        return major_version_error(version);
+    if (dla_refuse_other_major(managed) < 0) {
+        return NULL;
     }
     PyObject *array = prepare_import(managed, true);
     if (array == NULL) {
@@ -426,15 +430,14 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
     if (managed == NULL) {
         return NULL;
     }
-    DLManagedTensorVersioned *m = managed;
-    if (versioned && m->version.major != DLPACK_MAJOR_VERSION) {
+    if (versioned &&
+        ((DLManagedTensorVersioned *)managed)->version.major != DLPACK_MAJOR_VERSION) {
         /* The spec says to call the deleter, so the capsule is ours. */
-        DLPackVersion version = m->version;
         if (dla_capsule_take(capsule, true) < 0) {
             return NULL;
         }
-        dla_call_deleter(managed, true);
-        return major_version_error(version);
+        dla_refuse_other_major(managed);
+        return NULL;
     }
     /* Everything that can fail happens while the capsule still owns the
      * tensor, so on every error path its destructor remains responsible. */
@@ -513,8 +516,56 @@ stream_none_is_right(PyObject *x)
     return on_host;
 }
 
-static PyObject *dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args,
-                                           PyObject *kwnames);
+/* x.__dlpack__(stream=stream, max_version=(1, 3)), without creating a bound
+ * method.  A producer older than DLPack 1.0 rejects max_version with a
+ * TypeError; then it is asked again for a legacy capsule, as the spec
+ * recommends, with no keywords: some such producers take none, and their
+ * default is None.  NumPy's default stream is None, so for NumPy arrays a
+ * None stream is left out, which spares NumPy parsing a keyword.
+ *
+ * NULL with an exception on failure.  When x's type has no __dlpack__ at
+ * all, *not_a_producer is set and no exception is left: each caller words
+ * that error its own way.  An AttributeError that a producer's own
+ * __dlpack__ raised propagates as it is, without a second call. */
+PyObject *
+dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
+{
+    *not_a_producer = false;
+    PyObject *call_args[3] = {x, stream, dla_state.max_version};
+    PyObject *capsule;
+    if (stream == Py_None && dla_engine_is_host_type(Py_TYPE(x))) {
+        call_args[1] = dla_state.max_version;
+        capsule = PyObject_VectorcallMethod(
+            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            dla_state.kwnames_max_version);
+    }
+    else {
+        capsule = PyObject_VectorcallMethod(
+            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            dla_state.kwnames_stream_max_version);
+    }
+    if (capsule != NULL) {
+        return capsule;
+    }
+    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        DLA_SAVE_EXCEPTION(raised);
+        PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(x), dla_state.str_dunder_dlpack);
+        PyErr_Clear();
+        DLA_RESTORE_EXCEPTION(raised);
+        if (method == NULL) {
+            PyErr_Clear();
+            *not_a_producer = true;
+        }
+        Py_XDECREF(method);
+        return NULL;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+        return NULL;
+    }
+    PyErr_Clear();
+    return PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
+                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
 
 /* True when from_dlpack's keywords ask for nothing but the zero-copy
  * import a table gives: device=None, copy=None or copy=False.  Keywords
@@ -543,29 +594,17 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return PyObject_Vectorcall(general_from_dlpack ? general_from_dlpack : Py_None,
                                    args, (size_t)nargs, kwnames);
     }
-    if (kwnames == NULL) {
-        return dla_from_dlpack_zero_copy(module, args, NULL);
-    }
-    /* copy=False and the defaults still take the table, so that one
-     * producer's memory is imported the same way whichever is spelled. */
-    if (dla_exchange_api_of(Py_TYPE(args[0])) != NULL &&
-        only_zero_copy_keywords(args + 1, kwnames)) {
-        return dla_from_dlpack_zero_copy(module, args, kwnames);
-    }
-    if (PyErr_Occurred()) {
+    /* The producer's C exchange table, when its type has one: no Python
+     * call at all (see exchange_consumer.c).  copy=False and the defaults
+     * take it too, so that one producer's memory is imported the same way
+     * whichever is spelled; any other keyword takes the Python path. */
+    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(args[0]));
+    if (api == NULL && PyErr_Occurred()) {
         return NULL;
     }
-    return PyObject_Vectorcall(general_from_dlpack, args, (size_t)nargs, kwnames);
-}
-
-/* from_dlpack(x) with no keywords (or only those a table honours): through
- * x's table, or __dlpack__. */
-static PyObject *
-dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args, PyObject *kwnames)
-{
-    /* The producer's C exchange table, when its type has one: no Python
-     * call at all (see exchange_consumer.c). */
-    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(args[0]));
+    if (kwnames != NULL && (api == NULL || !only_zero_copy_keywords(args + 1, kwnames))) {
+        return PyObject_Vectorcall(general_from_dlpack, args, 1, kwnames);
+    }
     if (api != NULL) {
         PyObject *array = dla_import_through_table(args[0], api);
         if (array != Py_None) {
@@ -577,11 +616,10 @@ dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args, PyObject *kwn
         Py_DECREF(array);
         return PyObject_Vectorcall(general_from_dlpack, args, 1, kwnames);
     }
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
     /* Streams: a producer on a device with streams must be told which one
-     * dlarray will use; when that is not None, Python chooses it. */
+     * dlarray will use; when that is not None, Python chooses it.
+     * stream=None is passed, not left out: PyTorch's default is -1 ("do
+     * not synchronise"), not the spec's None. */
     int none_is_right = stream_none_is_right(args[0]);
     if (none_is_right <= 0) {
         if (none_is_right < 0) {
@@ -589,53 +627,12 @@ dla_from_dlpack_zero_copy(PyObject *module, PyObject *const *args, PyObject *kwn
         }
         return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
     }
-    /* x.__dlpack__(stream=None, max_version=(1, 3)), without creating a
-     * bound method.  stream=None is passed, not left out: PyTorch's default
-     * is -1 ("do not synchronise"), not the spec's None.  NumPy's default is
-     * None, and leaving it out spares NumPy parsing a keyword. */
-    PyObject *call_args[3] = {args[0], Py_None, dla_state.max_version};
-    PyObject *capsule;
-    if (dla_engine_is_host_type(Py_TYPE(args[0]))) {
-        call_args[1] = dla_state.max_version;
-        capsule = PyObject_VectorcallMethod(
-            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-            dla_state.kwnames_max_version);
-    }
-    else {
-        capsule = PyObject_VectorcallMethod(
-            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-            dla_state.kwnames_stream_max_version);
-    }
+    bool not_a_producer;
+    PyObject *capsule = dla_request_capsule(args[0], Py_None, &not_a_producer);
     if (capsule == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            /* Either x is no producer, and the Python path words that error,
-             * or its __dlpack__ raised AttributeError itself, which must
-             * propagate without asking the producer a second time. */
-            DLA_SAVE_EXCEPTION(raised);
-            PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(args[0]),
-                                                dla_state.str_dunder_dlpack);
-            if (method != NULL) {
-                Py_DECREF(method);
-                DLA_RESTORE_EXCEPTION(raised);
-                return NULL;
-            }
-            PyErr_Clear();
-            DLA_RESTORE_EXCEPTION(raised);
-            PyErr_Clear();
-            return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
-        }
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return NULL;
-        }
-        /* A producer older than DLPack 1.0 rejects max_version; ask again
-         * for a legacy capsule, as the spec recommends, with no keywords:
-         * some such producers take none, and their default is None. */
-        PyErr_Clear();
-        capsule = PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
-                                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-        if (capsule == NULL) {
-            return NULL;
-        }
+        /* The Python path words the error for a non-producer. */
+        return not_a_producer ? PyObject_Vectorcall(general_from_dlpack, args, 1, NULL)
+                              : NULL;
     }
     PyObject *array = dla_consume_capsule(module, capsule);
     if (array == NULL) {
