@@ -527,8 +527,8 @@ stream_none_is_right(PyObject *x)
  * all, *not_a_producer is set and no exception is left: each caller words
  * that error its own way.  An AttributeError that a producer's own
  * __dlpack__ raised propagates as it is, without a second call. */
-PyObject *
-dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
+static inline PyObject *
+request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
 {
     *not_a_producer = false;
     PyObject *call_args[3] = {x, stream, dla_state.max_version};
@@ -565,6 +565,13 @@ dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
     PyErr_Clear();
     return PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
                                      1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+/* request_capsule for the C API; from_dlpack's hot path inlines it. */
+PyObject *
+dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
+{
+    return request_capsule(x, stream, not_a_producer);
 }
 
 /* True when from_dlpack's keywords ask for nothing but the zero-copy
@@ -628,7 +635,7 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
     }
     bool not_a_producer;
-    PyObject *capsule = dla_request_capsule(args[0], Py_None, &not_a_producer);
+    PyObject *capsule = request_capsule(args[0], Py_None, &not_a_producer);
     if (capsule == NULL) {
         /* The Python path words the error for a non-producer. */
         return not_a_producer ? PyObject_Vectorcall(general_from_dlpack, args, 1, NULL)
