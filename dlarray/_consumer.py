@@ -99,6 +99,8 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
     try:
         capsule = dunder(**kwargs)
     except TypeError as exc:
+        if not _keywords_refused(exc):
+            raise  # the producer's own error, not a refusal of the keywords
         if copy is not None or device is not None:
             raise _rejected_keywords(x, kwargs, exc) from exc
         # A producer that predates DLPack 1.0 and its keywords: ask again
@@ -185,6 +187,20 @@ def _check_gpu_exists(device_id: int) -> None:
                 f"from_dlpack: the producer's memory is on GPU {device_id}, and this "
                 f"process sees {count} GPU(s); check CUDA_VISIBLE_DEVICES"
             )
+
+
+def _keywords_refused(exc: TypeError) -> bool:
+    """Whether the TypeError from ``x.__dlpack__(max_version=...)`` means the
+    producer refused the keywords (a pre-1.0 producer): none of its Python
+    code ran (the traceback ends in this frame: argument binding, or a C
+    method's parser, refused the call), or the message names max_version or
+    a keyword (a decorated method binds inside its wrapper, and some
+    producers raise their own "unexpected keyword argument").  Any other
+    TypeError is the producer's own error; retrying would hide it.  The C
+    fast path applies the same rule (``_core.from_dlpack``)."""
+    tb = exc.__traceback__
+    message = str(exc)
+    return tb is None or tb.tb_next is None or "max_version" in message or "keyword" in message
 
 
 def _rejected_keywords(x: Any, kwargs: dict[str, Any], exc: TypeError) -> TypeError:

@@ -11,6 +11,7 @@ which kind a pointer is; dpctl does), and a bare ``(14, i)`` pair means
 from __future__ import annotations
 
 import enum
+import operator
 from typing import Final
 
 
@@ -72,6 +73,7 @@ _KINDS: Final[dict[str, DLDeviceType]] = {
     "maia": DLDeviceType.kDLMAIA,
     "trn": DLDeviceType.kDLTrn,
 }
+_MAX_DEVICE_ID: Final = 2**31 - 1
 # DLDeviceType -> kind name: the first kind of each type ("sycl" for kDLOneAPI).
 _NAMES: Final[dict[int, str]] = {}
 for _name, _type in _KINDS.items():
@@ -106,11 +108,14 @@ class Device:
         if not isinstance(kind, str):
             raise TypeError(f"Device kind must be a str such as 'cpu', got {kind!r}")
         if kind not in _KINDS:
-            raise ValueError(f"unknown device kind {kind!r}; known kinds: {', '.join(_KINDS)}")
+            raise ValueError(_unknown_kind(kind))
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(f"Device index must be an int, got {index!r}")
-        if index < 0:
-            raise ValueError(f"Device index must be >= 0, got {index}")
+        if not 0 <= index <= _MAX_DEVICE_ID:
+            raise ValueError(
+                f"Device index must be in [0, {_MAX_DEVICE_ID}] (DLPack's device_id is a "
+                f"32-bit int), got {index}"
+            )
         self._kind = kind
         self._index = index
 
@@ -210,6 +215,21 @@ def device_of(pair: tuple[int, int], owner: object) -> Device:
     return Device.from_dlpack(pair)
 
 
+def _unknown_kind(kind: str) -> str:
+    """The message for a device kind dlarray does not know; 'cuda:1' is how
+    PyTorch writes an index, so it gets the two ways dlarray takes one."""
+    message = f"unknown device kind {kind!r}; known kinds: {', '.join(_KINDS)}"
+    name, colon, index = kind.partition(":")
+    if colon and name in _KINDS:
+        index = index if index.isdigit() else "0"
+        pair = (int(_KINDS[name]), int(index))
+        message += (
+            f". A kind names no index: write dlarray.Device({name!r}, {index}) or the "
+            f"DLPack pair {pair}"
+        )
+    return message
+
+
 def as_device(device: object) -> Device:
     """Accept a :class:`Device`, a kind name, or a DLPack pair."""
     if isinstance(device, Device):
@@ -219,9 +239,17 @@ def as_device(device: object) -> Device:
     if (
         isinstance(device, tuple)
         and len(device) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in device)
+        and all(hasattr(v, "__index__") and not isinstance(v, bool) for v in device)
     ):
-        return Device.from_dlpack(device)
+        device_type, device_id = (operator.index(v) for v in device)
+        if device_type not in _NAMES:
+            # A bad argument, so ValueError; a *capsule* from an unknown
+            # device type stays a BufferError (Device.from_dlpack).
+            raise ValueError(
+                f"device={device!r}: {device_type} is not a DLPack device type; the known "
+                f"types are {', '.join(f'{int(t)} ({n})' for t, n in _NAMES.items())}"
+            )
+        return Device(_NAMES[device_type], device_id)
     raise TypeError(
         f"expected a dlarray.Device, a device kind such as 'cpu', or a "
         f"(device_type, device_id) pair, got {device!r}"

@@ -21,6 +21,8 @@ non-contiguous SYCL device-memory copy goes through the host.
 from __future__ import annotations
 
 import ctypes
+import math
+import sys
 from typing import Any
 
 from dlarray import _core
@@ -73,6 +75,16 @@ def new_array(
     """A C-contiguous, writable array on ``device``."""
     padded = padded and dtype.is_subbyte
     nbytes = storage_bytes(shape, dtype, padded)
+    # NumPy's rule: the extents other than zero must multiply within int64
+    # (an empty array's C-contiguous strides are computed from them), and
+    # the bytes must be addressable.
+    nonzero_extents = math.prod(d for d in shape if d)
+    if nbytes > sys.maxsize or nonzero_extents > sys.maxsize:
+        raise ValueError(
+            f"an array of shape {shape} and dtype {dtype} is too big: its nonzero extents "
+            f"multiply to {nonzero_extents} elements ({nbytes} bytes), past the "
+            f"limit of {sys.maxsize}; use a smaller shape"
+        )
     if device == CPU:
         storage: object = HostStorage(nbytes, zero=zero)
         pointer = storage.pointer  # type: ignore[attr-defined]

@@ -11,10 +11,14 @@
 
 PyTypeObject *dla_array_type = &DLAArrayBase_Type;
 
+/* The element count, refusing a shape whose extents other than zero
+ * multiply past int64 even when a zero extent makes the count 0: the
+ * C-contiguous strides of such a shape would overflow (NumPy refuses it
+ * too: "array is too big"). */
 int64_t
 dla_shape_product(int32_t ndim, const int64_t *shape)
 {
-    int64_t count = 1;
+    int64_t nonzero_product = 1;
     bool empty = false;
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0) {
@@ -26,17 +30,15 @@ dla_shape_product(int32_t ndim, const int64_t *shape)
         if (shape[i] == 0) {
             empty = true;
         }
-        else if (!empty && count > INT64_MAX / shape[i]) {
+        else if (dla_mul_overflows(nonzero_product, shape[i], &nonzero_product)) {
             PyErr_SetString(PyExc_BufferError,
                             "the number of elements in the shape overflows a "
-                            "64-bit integer; the tensor is malformed");
+                            "64-bit integer (counting its nonzero extents, which "
+                            "set its strides); the tensor is malformed");
             return -1;
         }
-        else if (!empty) {
-            count *= shape[i];
-        }
     }
-    return empty ? 0 : count;
+    return empty ? 0 : nonzero_product;
 }
 
 int64_t
@@ -154,6 +156,17 @@ dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device
               DLDataType dtype, int32_t ndim, const int64_t *shape,
               const int64_t *strides, uint32_t flags)
 {
+    /* The invariant every address computation relies on: the first
+     * element's address data + byte_offset neither wraps around nor leaves
+     * the signed range that view arithmetic works in. */
+    if (byte_offset > (uint64_t)INT64_MAX ||
+        (uintptr_t)data + (uintptr_t)byte_offset < (uintptr_t)data) {
+        PyErr_Format(PyExc_BufferError,
+                     "byte_offset %llu from data %p overflows the address "
+                     "space; the tensor is malformed",
+                     (unsigned long long)byte_offset, data);
+        return NULL;
+    }
     DLAArrayObject *a = array_alloc();
     if (a == NULL) {
         return NULL;
@@ -427,7 +440,8 @@ array_view(DLAArrayObject *self, PyObject *args)
     }
     PyObject *res = NULL;
     if (int64_array_from_tuple(shape_obj, ndim, dims, "shape") == 0 &&
-        int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0) {
+        int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0 &&
+        dla_shape_product((int32_t)ndim, dims) >= 0) {
         res = (PyObject *)dla_array_new(self->owner, self->data, byte_offset,
                                         self->device, self->dtype, (int32_t)ndim,
                                         dims, dims + ndim, self->flags);
@@ -467,7 +481,7 @@ strided_copy(char *dst, const int64_t *dst_strides, const char *src,
 static char *
 first_element(const DLAArrayObject *a)
 {
-    return a->data + a->byte_offset;
+    return dla_offset_pointer(a->data, a->byte_offset);
 }
 
 /* _copy_from(src): copy src's elements into self (same shape, same storage

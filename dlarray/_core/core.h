@@ -26,13 +26,26 @@
 #define DLA_FINALIZING() _Py_IsFinalizing()
 #endif
 
-/* This thread's state if it holds the GIL, NULL if it does not (a GIL
- * build makes a thread state current only while its thread holds it). */
+/* Whether the calling thread holds the GIL, answerable from any thread,
+ * including one the interpreter has never seen.  From 3.12 the current
+ * thread state is a thread-local that is NULL while its thread does not
+ * hold the GIL.  On 3.10 and 3.11 it is one process-wide variable naming
+ * the GIL *holder*, whichever thread that is, so it must also be this
+ * thread's own state (the one PyGILState keeps in thread-local storage):
+ * "some thread state is current" alone made a deleter running on a foreign
+ * thread believe it held the GIL while another thread did (issue 16). */
+static inline bool
+dla_this_thread_holds_gil(void)
+{
 #if PY_VERSION_HEX >= 0x030D0000
-#define DLA_CURRENT_THREAD_STATE() PyThreadState_GetUnchecked()
+    return PyThreadState_GetUnchecked() != NULL;
+#elif PY_VERSION_HEX >= 0x030C0000
+    return _PyThreadState_UncheckedGet() != NULL;
 #else
-#define DLA_CURRENT_THREAD_STATE() _PyThreadState_UncheckedGet()
+    PyThreadState *holder = _PyThreadState_UncheckedGet();
+    return holder != NULL && holder == PyGILState_GetThisThreadState();
 #endif
+}
 
 /* Keep an exception aside while running code that may raise another. */
 #if PY_VERSION_HEX >= 0x030C0000
@@ -44,6 +57,52 @@
     PyErr_Fetch(&var##_t, &var##_v, &var##_tb)
 #define DLA_RESTORE_EXCEPTION(var) PyErr_Restore(var##_t, var##_v, var##_tb)
 #endif
+
+/* Checked 64-bit arithmetic: each returns true when the exact result does
+ * not fit (and *out is then meaningless).  Layout arithmetic -- strides
+ * times steps, offsets, byte counts -- takes values from producers and
+ * users, so it never relies on signed overflow (undefined in C). */
+static inline bool
+dla_mul_overflows(int64_t a, int64_t b, int64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_mul_overflow(a, b, out);
+#else
+    if (a != 0 && b != 0) {
+        bool fits = a > 0 ? (b > 0 ? a <= INT64_MAX / b : b >= INT64_MIN / a)
+                          : (b > 0 ? a >= INT64_MIN / b : b >= INT64_MAX / a);
+        if (!fits) {
+            return true;
+        }
+    }
+    *out = a * b;
+    return false;
+#endif
+}
+
+static inline bool
+dla_add_overflows(int64_t a, int64_t b, int64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_add_overflow(a, b, out);
+#else
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) {
+        return true;
+    }
+    *out = a + b;
+    return false;
+#endif
+}
+
+/* The address data + byte_offset, computed on integers: pointer arithmetic
+ * that leaves an object is undefined, and a byte_offset is only a number
+ * until an array proves it lands inside memory (dla_array_new refuses one
+ * that wraps around the address space). */
+static inline void *
+dla_offset_pointer(const void *data, uint64_t byte_offset)
+{
+    return (void *)((uintptr_t)data + (uintptr_t)byte_offset);
+}
 
 /* ---- dtype_table.c ---- */
 typedef struct {
@@ -207,6 +266,7 @@ typedef struct {
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
     PyObject *str_cupy;                 /* "cupy" */
+    PyObject *str_keyword;              /* "keyword" */
     PyObject *str_dpctl;                /* "dpctl" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */

@@ -90,10 +90,19 @@ find_table(PyTypeObject *type, const DLPackExchangeAPIHeader **header)
     if (value == NULL) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    if (PyLong_Check(value)) {
-        *header = PyLong_AsVoidPtr(value);
-        if (*header == NULL) {
-            PyErr_Clear(); /* out of range: not an address */
+    /* Only an int that could be the address of a table is read as one:
+     * not a bool (True would be address 1), not a negative number, none in
+     * the first page (where nothing is ever mapped), none out of pointer
+     * range and none misaligned for the table's pointers.  Anything else
+     * cannot be a table; dereferencing it would crash. */
+    if (PyLong_Check(value) && !PyBool_Check(value)) {
+        unsigned long long address = PyLong_AsUnsignedLongLong(value);
+        if (address == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* negative or too large: not an address */
+        }
+        else if (address >= 4096 && address <= UINTPTR_MAX &&
+                 address % _Alignof(DLPackExchangeAPI) == 0) {
+            *header = (const DLPackExchangeAPIHeader *)(uintptr_t)address;
         }
     }
     Py_DECREF(value);

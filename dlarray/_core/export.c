@@ -75,9 +75,10 @@ release_export(void *block, PyObject *manager_ctx)
 {
     /* Consumers nearly always call the deleter holding the GIL, which also
      * proves the interpreter is alive; taking the GIL again would cost two
-     * thread-local lookups per export.  Only a thread without it (current
-     * thread state NULL) has anything to check. */
-    if (DLA_CURRENT_THREAD_STATE() != NULL) {
+     * thread-local lookups per export.  A thread without it (PyTorch's
+     * deleters, a consumer's own C thread) must take it: the reference
+     * count and the block pool are guarded by the GIL alone. */
+    if (dla_this_thread_holds_gil()) {
         Py_XDECREF(manager_ctx);
         block_free(block);
         return;
@@ -200,7 +201,7 @@ fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
         t->byte_offset = 0;
     }
     else if (device_has_addresses(a->device.device_type)) {
-        t->data = a->data + a->byte_offset;
+        t->data = dla_offset_pointer(a->data, a->byte_offset);
         t->byte_offset = 0;
     }
     else {
@@ -300,32 +301,74 @@ make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
 
 /* ---- argument checks ---- */
 
+/* An integer argument: an int or anything with __index__ (NumPy's integer
+ * scalars), but not a bool, which is an int only by accident of history.
+ * 1 with *value set; 0 (no exception) when obj is not an integer; -1 with
+ * an exception.  *overflow is -1 or +1 when the value does not fit in a
+ * long long (*value is then meaningless), as PyLong_AsLongLongAndOverflow
+ * says. */
+static int
+integer_argument(PyObject *obj, long long *value, int *overflow)
+{
+    if (PyBool_Check(obj) || !(PyLong_Check(obj) || PyIndex_Check(obj))) {
+        return 0;
+    }
+    PyObject *as_int = PyNumber_Index(obj);
+    if (as_int == NULL) {
+        return -1;
+    }
+    *value = PyLong_AsLongLongAndOverflow(as_int, overflow);
+    Py_DECREF(as_int);
+    return *value == -1 && PyErr_Occurred() ? -1 : 1;
+}
+
+/* A (a, b) tuple of two integers, each in [low, high]: 0 with both set;
+ * -1 with TypeError (wrong types) or ValueError (out of range), worded by
+ * the caller's `what`, e.g. "dl_device". */
+static int
+integer_pair(PyObject *obj, const char *what, const char *expected, long long low,
+             long long high, long long out[2])
+{
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
+        goto wrong_type;
+    }
+    for (int i = 0; i < 2; i++) {
+        int overflow = 0;
+        int ok = integer_argument(PyTuple_GET_ITEM(obj, i), &out[i], &overflow);
+        if (ok < 0) {
+            return -1;
+        }
+        if (ok == 0) {
+            goto wrong_type;
+        }
+        if (overflow != 0 || out[i] < low || out[i] > high) {
+            PyErr_Format(PyExc_ValueError,
+                         "__dlpack__(%s=%R): each value must be in [%lld, %lld]; "
+                         "pass %s",
+                         what, obj, low, high, expected);
+            return -1;
+        }
+    }
+    return 0;
+wrong_type:
+    PyErr_Format(PyExc_TypeError,
+                 "__dlpack__(%s=%R): %s must be None or %s", what, obj, what, expected);
+    return -1;
+}
+
 static int
 parse_device_pair(PyObject *obj, DLDevice *out)
 {
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2 ||
-        !PyLong_Check(PyTuple_GET_ITEM(obj, 0)) ||
-        !PyLong_Check(PyTuple_GET_ITEM(obj, 1))) {
-        PyErr_Format(PyExc_TypeError,
-                     "__dlpack__(dl_device=%R): dl_device must be None or a "
-                     "(device_type, device_id) tuple of two ints, as "
+    long long pair[2];
+    /* DLDevice holds two 32-bit ints; device types are never negative. */
+    if (integer_pair(obj, "dl_device",
+                     "a (device_type, device_id) tuple of two ints, as "
                      "__dlpack_device__() returns",
-                     obj);
+                     0, INT32_MAX, pair) < 0) {
         return -1;
     }
-    long type = PyLong_AsLong(PyTuple_GET_ITEM(obj, 0));
-    long id = PyLong_AsLong(PyTuple_GET_ITEM(obj, 1));
-    if (PyErr_Occurred()) {
-        return -1;
-    }
-    if (type < INT32_MIN || type > INT32_MAX || id < INT32_MIN || id > INT32_MAX) {
-        PyErr_Format(PyExc_ValueError,
-                     "__dlpack__(dl_device=%R): values out of the 32-bit range",
-                     obj);
-        return -1;
-    }
-    out->device_type = (DLDeviceType)type;
-    out->device_id = (int32_t)id;
+    out->device_type = (DLDeviceType)pair[0];
+    out->device_id = (int32_t)pair[1];
     return 0;
 }
 
@@ -336,22 +379,15 @@ wants_versioned(PyObject *max_version)
     if (max_version == Py_None) {
         return 0;
     }
-    if (!PyTuple_Check(max_version) || PyTuple_GET_SIZE(max_version) != 2 ||
-        !PyLong_Check(PyTuple_GET_ITEM(max_version, 0)) ||
-        !PyLong_Check(PyTuple_GET_ITEM(max_version, 1))) {
-        PyErr_Format(PyExc_TypeError,
-                     "__dlpack__(max_version=%R): max_version must be None or "
-                     "a (major, minor) tuple of two ints",
-                     max_version);
-        return -1;
-    }
-    long major = PyLong_AsLong(PyTuple_GET_ITEM(max_version, 0));
-    if (major == -1 && PyErr_Occurred()) {
+    long long version[2];
+    if (integer_pair(max_version, "max_version",
+                     "a (major, minor) tuple of two non-negative ints, e.g. (1, 3)",
+                     0, UINT32_MAX, version) < 0) {
         return -1;
     }
     /* A consumer that reads major 1 or newer gets our 1.3 tensor; it must
      * check the version it receives, as the spec tells consumers to. */
-    return major >= 1;
+    return version[0] >= 1;
 }
 
 /* CPU memory has no streams: None, or -1 ("do not synchronise", which
@@ -371,17 +407,21 @@ check_stream(DLAArrayObject *self, PyObject *stream)
     if (stream == Py_None) {
         return 0;
     }
-    if (!PyLong_Check(stream) || PyBool_Check(stream)) {
+    long long value;
+    int overflow = 0;
+    int is_integer = integer_argument(stream, &value, &overflow);
+    if (is_integer < 0) {
+        return -1;
+    }
+    if (is_integer == 0) {
         PyErr_Format(PyExc_TypeError,
                      "__dlpack__(stream=%R): stream must be None or an int",
                      stream);
         return -1;
     }
-    long value = PyLong_AsLong(stream);
-    if (value == -1 && !PyErr_Occurred()) {
+    if (value == -1 && overflow == 0) {
         return 0;
     }
-    PyErr_Clear();
     PyErr_Format(PyExc_ValueError,
                  "__dlpack__(stream=%R) on a CPU array: CPU memory has no "
                  "streams, so only None (or -1, 'do not synchronise') is "

@@ -34,9 +34,14 @@ imported_dltensor(DLAImportedTensorObject *self)
                : &((DLManagedTensor *)self->managed)->dl_tensor;
 }
 
+/* Calls a producer's deleter with any pending exception kept aside: a
+ * deleter may run Python code (a ctypes producer's, a Python-made
+ * capsule's), which cannot run while an exception is set, and an array
+ * dying while an exception propagates (`int(x, 10)`) must not lose it. */
 void
 dla_call_deleter(void *managed, bool versioned)
 {
+    DLA_SAVE_EXCEPTION(pending);
     if (versioned) {
         DLManagedTensorVersioned *m = managed;
         if (m->deleter != NULL) {
@@ -49,6 +54,7 @@ dla_call_deleter(void *managed, bool versioned)
             m->deleter(m);
         }
     }
+    DLA_RESTORE_EXCEPTION(pending);
 }
 
 /* Every import makes one of these, and latency is the point of an
@@ -91,7 +97,7 @@ imported_get_pointer(DLAImportedTensorObject *self, void *c)
         Py_RETURN_NONE;
     }
     DLTensor *t = imported_dltensor(self);
-    return PyLong_FromVoidPtr((char *)t->data + t->byte_offset);
+    return PyLong_FromVoidPtr(dla_offset_pointer(t->data, t->byte_offset));
 }
 
 static PyObject *
@@ -217,6 +223,14 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
                   (dl_flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
     int64_t count = dla_shape_product(t->ndim, t->shape);
     if (count < 0 || dla_nbytes(count, t->dtype, padded) < 0) {
+        return -1;
+    }
+    if (t->byte_offset > (uint64_t)INT64_MAX ||
+        (uintptr_t)t->data + (uintptr_t)t->byte_offset < (uintptr_t)t->data) {
+        PyErr_Format(PyExc_BufferError,
+                     "the DLPack tensor has byte_offset=%llu, which from data=%p "
+                     "overflows the address space (the producer is broken)",
+                     (unsigned long long)t->byte_offset, t->data);
         return -1;
     }
     if (count > 0 && t->data == NULL) {
@@ -364,9 +378,7 @@ dla_adopt_versioned(DLManagedTensorVersioned *managed)
     }
     PyObject *array = prepare_import(managed, true);
     if (array == NULL) {
-        DLA_SAVE_EXCEPTION(refused);
-        dla_call_deleter(managed, true);
-        DLA_RESTORE_EXCEPTION(refused);
+        dla_call_deleter(managed, true); /* keeps the refusal set */
         return NULL;
     }
     commit_import(array, managed);
@@ -516,11 +528,102 @@ stream_none_is_right(PyObject *x)
     return on_host;
 }
 
+/* The pending exception, normalized and holding its traceback (a new
+ * reference), and the way back. */
+static PyObject *
+take_exception(void)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL) {
+        PyException_SetTraceback(value, tb);
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value;
+#endif
+}
+
+static void
+raise_exception(PyObject *exception)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exception);
+#else
+    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exception)), exception,
+                  PyException_GetTraceback(exception));
+#endif
+}
+
+/* Whether the TypeError a producer's __dlpack__(stream=..., max_version=...)
+ * raised means it refused the keywords, as a pre-1.0 producer does: no
+ * code of the producer ran (no traceback yet: Python's argument binding or
+ * a C method's parser refused the call), or the message names
+ * max_version or a keyword (a decorated method binds inside its wrapper,
+ * and some producers raise their own "unexpected keyword argument").  A TypeError
+ * from anywhere else inside the producer is its own error and propagates. */
+static bool
+keywords_refused(PyObject *type_error)
+{
+    PyObject *tb = PyException_GetTraceback(type_error);
+    Py_XDECREF(tb);
+    if (tb == NULL) {
+        return true;
+    }
+    PyObject *text = PyObject_Str(type_error);
+    if (text == NULL) {
+        PyErr_Clear();
+        return false;
+    }
+    int found = PyUnicode_Contains(text, dla_state.kw_max_version);
+    if (found == 0) {
+        found = PyUnicode_Contains(text, dla_state.str_keyword);
+    }
+    Py_DECREF(text);
+    if (found < 0) {
+        PyErr_Clear();
+    }
+    return found == 1;
+}
+
+/* The spec's retry after a TypeError: x.__dlpack__() with no keywords,
+ * for a producer that refused them.  When the retry fails too, its error
+ * carries the first as __context__, so neither is lost. */
+static PyObject *
+retry_without_keywords(PyObject *call_args[])
+{
+    PyObject *refusal = take_exception();
+    if (!keywords_refused(refusal)) {
+        raise_exception(refusal);
+        return NULL;
+    }
+    PyObject *capsule = PyObject_VectorcallMethod(
+        dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    if (capsule != NULL) {
+        Py_DECREF(refusal);
+        return capsule;
+    }
+    PyObject *second = take_exception();
+    if (second != refusal) {
+        PyException_SetContext(second, refusal); /* steals refusal */
+    }
+    else {
+        Py_DECREF(refusal);
+    }
+    raise_exception(second);
+    return NULL;
+}
+
 /* x.__dlpack__(stream=stream, max_version=(1, 3)), without creating a bound
  * method.  A producer older than DLPack 1.0 rejects max_version with a
  * TypeError; then it is asked again for a legacy capsule, as the spec
  * recommends, with no keywords: some such producers take none, and their
- * default is None.  NumPy's default stream is None, so for NumPy arrays a
+ * default is None (retry_without_keywords says when a TypeError means
+ * that).  NumPy's default stream is None, so for NumPy arrays a
  * None stream is left out, which spares NumPy parsing a keyword.
  *
  * NULL with an exception on failure.  When x's type has no __dlpack__ at
@@ -562,9 +665,7 @@ request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
     if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
         return NULL;
     }
-    PyErr_Clear();
-    return PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, call_args,
-                                     1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    return retry_without_keywords(call_args);
 }
 
 /* request_capsule for the C API; from_dlpack's hot path inlines it. */

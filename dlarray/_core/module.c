@@ -181,13 +181,46 @@ static PyMethodDef module_methods[] = {
     {NULL},
 };
 
+/* One interpreter only: the main one.
+ *
+ * The core keeps process-wide state -- the freelists, the export block
+ * pool, the exchange-table cache holding types, the registered array class
+ * and dtype objects, the engines -- all of them objects of the interpreter
+ * that imported it.  Sharing them with another interpreter would hand that
+ * interpreter dead or foreign objects, so every sub-interpreter is refused
+ * with ImportError, before any state is touched:
+ *   - isolated ones (3.12+, own GIL): CPython itself refuses a single-phase
+ *     module there;
+ *   - legacy ones (any version): PyInit__core checks the interpreter.
+ * m_size is 0, not -1, so that CPython calls PyInit__core again in each
+ * interpreter rather than copying the first one's module dict into it
+ * (which would skip the check); the main interpreter's second import gets
+ * its first module back.  docs/design.md has the plan for supporting
+ * sub-interpreters and free-threaded CPython properly. */
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "dlarray._core",
     .m_doc = "The C core of dlarray: DLPack ABI, capsules, array memory.",
-    .m_size = -1,
+    .m_size = 0,
     .m_methods = module_methods,
 };
+
+static PyObject *main_interpreter_module; /* the one module, once made */
+
+static int
+refuse_sub_interpreter(void)
+{
+    if (PyInterpreterState_Get() == PyInterpreterState_Main()) {
+        return 0;
+    }
+    PyErr_SetString(PyExc_ImportError,
+                    "dlarray._core cannot be imported in a sub-interpreter: its "
+                    "state (freelists, caches, the array class) is process-wide "
+                    "and belongs to the main interpreter. Import dlarray in the "
+                    "main interpreter (see docs/design.md, 'Interpreters and "
+                    "threads')");
+    return -1;
+}
 
 static int
 add_int(PyObject *m, const char *name, long long value)
@@ -203,6 +236,12 @@ add_int(PyObject *m, const char *name, long long value)
 PyMODINIT_FUNC
 PyInit__core(void)
 {
+    if (refuse_sub_interpreter() < 0) {
+        return NULL;
+    }
+    if (main_interpreter_module != NULL) {
+        return Py_NewRef(main_interpreter_module);
+    }
     if (PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
         PyType_Ready(&DLAImportedTensor_Type) < 0) {
         return NULL;
@@ -217,6 +256,7 @@ PyInit__core(void)
     dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
     dla_state.str_dunder_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
     dla_state.str_cupy = PyUnicode_InternFromString("cupy");
+    dla_state.str_keyword = PyUnicode_InternFromString("keyword");
     dla_state.str_dpctl = PyUnicode_InternFromString("dpctl");
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
@@ -230,7 +270,7 @@ PyInit__core(void)
     dla_state.kwnames_stream_max_version =
         Py_BuildValue("(OO)", dla_state.kw_stream, dla_state.kw_max_version);
     dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
-    if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy ||
+    if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy || !dla_state.str_keyword ||
         !dla_state.str_dpctl ||
         !dla_state.max_version ||
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
@@ -259,5 +299,6 @@ PyInit__core(void)
         Py_DECREF(m);
         return NULL;
     }
+    main_interpreter_module = Py_NewRef(m);
     return m;
 }

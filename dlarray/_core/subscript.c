@@ -142,10 +142,24 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             }
             Py_ssize_t length =
                 PySlice_AdjustIndices((Py_ssize_t)self->shape[axis], &start, &stop, step);
+            int64_t stride = self->strides[axis], scaled, moved;
+            /* A stride times step that does not fit can only come from a
+             * step past the axis' end, where at most one element is taken
+             * and the stride is never used to address memory: it keeps the
+             * parent's. */
+            if (dla_mul_overflows(stride, (int64_t)step, &scaled)) {
+                if (length > 1) {
+                    goto layout_overflow;
+                }
+                scaled = stride;
+            }
             shape[out] = length;
-            strides[out++] = self->strides[axis] * step;
+            strides[out++] = scaled;
             if (length > 0) {
-                offset += (int64_t)start * self->strides[axis];
+                if (dla_mul_overflows((int64_t)start, stride, &moved) ||
+                    dla_add_overflows(offset, moved, &offset)) {
+                    goto layout_overflow;
+                }
             }
             axis++;
         }
@@ -164,14 +178,33 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             if (index < 0) {
                 index += extent;
             }
-            offset += index * self->strides[axis];
+            int64_t moved;
+            if (dla_mul_overflows((int64_t)index, self->strides[axis], &moved) ||
+                dla_add_overflows(offset, moved, &offset)) {
+                goto layout_overflow;
+            }
             axis++;
         }
     }
-    result = (PyObject *)dla_array_new(
-        self->owner, self->data,
-        (uint64_t)((int64_t)self->byte_offset + offset * element_bytes(self)),
-        self->device, self->dtype, out, shape, strides, self->flags);
+    /* The parent's byte_offset fits in int64 (dla_array_new checks it). */
+    int64_t byte_offset;
+    if (dla_mul_overflows(offset, element_bytes(self), &offset) ||
+        dla_add_overflows((int64_t)self->byte_offset, offset, &byte_offset) ||
+        byte_offset < 0) {
+        goto layout_overflow;
+    }
+    result = (PyObject *)dla_array_new(self->owner, self->data, (uint64_t)byte_offset,
+                                       self->device, self->dtype, out, shape, strides,
+                                       self->flags);
+    goto done;
+layout_overflow:
+    /* Only a producer's layout whose strides reach past the address space
+     * gets here: no memory has offsets that large. */
+    PyErr_Format(PyExc_ValueError,
+                 "x[%R]: the view's strides or offset overflow 64-bit byte "
+                 "arithmetic, so the array's layout (see x.strides) addresses "
+                 "no real memory. Ask its producer for a valid layout",
+                 key);
 done:
     if (shape != stack_dims) {
         PyMem_Free(shape);
