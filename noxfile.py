@@ -9,6 +9,10 @@ nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_D
 nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
 nox -s sycl         the SYCL suite on Intel's OpenCL CPU runtime (a real SYCL device)
 nox -s docs         the documentation site (Sphinx, warnings as errors) and its doctests
+nox -s sanitize     the test suite against a core built with AddressSanitizer and UBSan
+nox -s fuzz         the hypothesis fuzzer of the consumer and producer (-- --seconds N)
+nox -s threads      the thread soak: mixed exchanges, deleters on foreign C threads
+                    (threads_oldest: the same on Python 3.10, where the GIL bug lived)
 nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
                     interop(jax), interop(tvm_ffi), interop(dpnp), interop(cupy)
 """
@@ -17,7 +21,9 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import subprocess
+import sys
 
 import nox
 
@@ -172,6 +178,130 @@ def conformance(session: nox.Session) -> None:
     session.install(".", *TEST_DEPS, "-r", str(ROOT / "array_api_conformance" / "requirements.txt"))
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)
+
+
+# ---- hardening: sanitizers, fuzzing, thread soaks ----
+
+#: Compiler and linker flags of the sanitized core: every ASan report and
+#: every undefined behaviour UBSan sees in dlarray's C code stops the run.
+SANITIZE_FLAGS = (
+    "-fsanitize=address,undefined -fno-sanitize-recover=undefined "
+    "-fno-omit-frame-pointer -g -O1"
+)
+
+
+@nox.session
+def sanitize(session: nox.Session) -> None:
+    """The test suite against the C core built with AddressSanitizer and
+    UndefinedBehaviorSanitizer.
+
+    The core is built from a fresh copy of the tree, so no object file of an
+    ordinary build is reused.  CPython is not instrumented, so ASan's
+    runtime is preloaded, and PYTHONMALLOC=malloc sends Python objects
+    through malloc, where ASan sees a use after free of an array or buffer
+    (pymalloc's arenas would hide it).  Leak detection is off: CPython keeps
+    memory until exit by design.  DLARRAY_SANITIZED=1 lets the tests that
+    measure RSS skip themselves (ASan's quarantine keeps freed memory
+    mapped).  Any report fails the session.  Extra pytest arguments go
+    after ``--``.
+    """
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if not sys.platform.startswith("linux") or compiler is None:
+        session.skip("sanitize: needs Linux and gcc (for libasan and libubsan)")
+    runtime = subprocess.run(
+        [compiler, "-print-file-name=libasan.so"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if not os.path.isabs(runtime):
+        session.error(f"sanitize: {compiler} has no libasan.so (install libasan / gcc's)")
+    source = pathlib.Path(session.create_tmp()) / "source"
+    shutil.rmtree(source, ignore_errors=True)
+    shutil.copytree(
+        ROOT, source,
+        ignore=shutil.ignore_patterns(".git", ".nox", "build", "*.so", "_build", "__pycache__"),
+    )  # fmt: skip
+    session.install(*TEST_DEPS, HYPOTHESIS, "numpy", "setuptools>=68")
+    session.install(
+        "--no-build-isolation", "--no-deps", str(source),
+        env={"CFLAGS": SANITIZE_FLAGS, "LDFLAGS": "-fsanitize=address,undefined"},
+    )  # fmt: skip
+    env = {
+        "LD_PRELOAD": runtime,
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1:strict_string_checks=1",
+        "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+        "PYTHONMALLOC": "malloc",
+        "DLARRAY_SANITIZED": "1",
+    }
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "python", "-c",
+            "import dlarray._core as c; print('sanitized core:', c.__file__)",
+            env=env,
+        )  # fmt: skip
+        session.run(
+            "pytest", str(ROOT / "tests"), "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+            "-q", *session.posargs, env=env,
+        )  # fmt: skip
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """The fuzzer of the consumer and the producer (tests/fuzz): hostile
+    producers and every keyword value, for a fixed time.
+
+    ``-- --seconds N`` sets the budget (CI: 180; a long local run: 1800);
+    other arguments go to pytest.  DLARRAY_FUZZ_SECONDS does the same.
+    """
+    args = list(session.posargs)
+    seconds = os.environ.get("DLARRAY_FUZZ_SECONDS", "180")
+    if "--seconds" in args:
+        at = args.index("--seconds")
+        seconds = args[at + 1]
+        del args[at : at + 2]
+    session.install(".", *TEST_DEPS, HYPOTHESIS)
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest", str(ROOT / "tests" / "fuzz"), "-p", "no:cacheprovider",
+            "--rootdir", str(ROOT), "-rs", *args,
+            env={"DLARRAY_FUZZ_SECONDS": seconds},
+        )  # fmt: skip
+
+
+def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
+    args = list(session.posargs)
+    seconds = os.environ.get("DLARRAY_SOAK_SECONDS", "30")
+    if "--seconds" in args:
+        at = args.index("--seconds")
+        seconds = args[at + 1]
+        del args[at : at + 2]
+    install = [".", *TEST_DEPS, *peers]
+    if "torch==2.13.0" in peers and os.environ.get("INTEROP_TORCH_INDEX"):
+        install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
+    session.install(*install)
+    tests = [str(ROOT / "tests" / "threads"), str(ROOT / "tests" / "test_hardening.py")]
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest", *tests, "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-rs", *args,
+            env={"DLARRAY_SOAK_SECONDS": seconds, "DLARRAY_SOAK_THREADS": "8"},
+        )  # fmt: skip
+
+
+@nox.session
+def threads(session: nox.Session) -> None:
+    """The thread soak (tests/threads) and the deleter-thread regressions
+    (tests/test_hardening.py), with NumPy and PyTorch: 8 threads of mixed
+    exchanges, capsules handed across threads, deleters on foreign C
+    threads; no crash, flat RSS, reference counts back.
+
+    ``-- --seconds N`` sets the soak's length (default 30).
+    """
+    _run_thread_soak(session, [*INTEROP_PEERS["torch"], HYPOTHESIS])
+
+
+@nox.session(python="3.10")
+def threads_oldest(session: nox.Session) -> None:
+    """The thread soak on Python 3.10 (no PyTorch wheel there), where the
+    deleters' GIL check used to take another thread's state for its own."""
+    _run_thread_soak(session, ["numpy==2.2.5", HYPOTHESIS_PY310])
 
 
 # What each interop session installs besides dlarray and the test tools.

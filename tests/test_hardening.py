@@ -163,9 +163,10 @@ def test_torch_from_dlpack_on_four_threads_does_not_crash():
     calls the deleter without the GIL.  Used to crash within seconds on
     3.10/3.11 (SIGSEGV, 'object already tracked')."""
     pytest.importorskip("torch")
+    seconds = os.environ.get("DLARRAY_SOAK_SECONDS", "3")  # nox -s threads: 30
     done = subprocess.run(
-        [sys.executable, "-c", _TORCH_THREADS, "3"],
-        capture_output=True, text=True, timeout=120, env=_env_with_our_path(),
+        [sys.executable, "-c", _TORCH_THREADS, seconds],
+        capture_output=True, text=True, timeout=float(seconds) + 120, env=_env_with_our_path(),
     )  # fmt: skip
     assert done.returncode == 0, _describe(done)
     assert int(done.stdout.split()[-1]) > 100
@@ -378,6 +379,44 @@ def test_a_legacy_sub_interpreter_is_refused_and_the_main_one_unharmed(order):
     assert "REFUSED dlarray._core cannot be imported in a sub-interpreter" in done.stdout
     assert "IMPORTED" not in done.stdout
     assert "MAIN dlarray.asarray([1.0, 2.0]" in done.stdout
+
+
+_ISOLATED_SUBINTERPRETER = textwrap.dedent(
+    """
+    import sys
+    try:
+        import _interpreters as interpreters
+    except ImportError:
+        import _xxsubinterpreters as interpreters
+    out = sys.argv[1]
+    code = (
+        "import sys; sys.path[:0] = " + repr(sys.path) + "\\n"
+        "try:\\n"
+        "    import dlarray\\n"
+        "    result = 'IMPORTED'\\n"
+        "except ImportError as e:\\n"
+        "    result = 'REFUSED ' + str(e)\\n"
+        "open(" + repr(out) + ", 'w').write(result)\\n"
+    )
+    iid = interpreters.create()          # isolated: its own GIL
+    interpreters.run_string(iid, code)
+    interpreters.destroy(iid)
+    import dlarray
+    print("MAIN", repr(dlarray.asarray([1.0, 2.0]) * 2))
+    """
+)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="isolated interpreters arrived in 3.12")
+def test_an_isolated_sub_interpreter_is_refused(tmp_path):
+    out = tmp_path / "result.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", _ISOLATED_SUBINTERPRETER, str(out)],
+        capture_output=True, text=True, timeout=120, env=_env_with_our_path(),
+    )  # fmt: skip
+    assert done.returncode == 0, _describe(done)
+    assert out.read_text().startswith("REFUSED "), out.read_text()
+    assert "MAIN dlarray.asarray([2.0, 4.0]" in done.stdout
 
 
 def test_reimporting_the_core_in_the_main_interpreter_returns_the_same_module():
