@@ -446,3 +446,16 @@ def _env_with_our_path():
 
 def _describe(done):
     return f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+
+
+def test_cuda_stream_numbers_accept_numpy_integers_and_refuse_non_pointers():
+    # The CUDA stream rule lives in Python (the C core checks CPU streams);
+    # it refused NumPy's integer scalars, and took any huge int.
+    from dlarray._cuda.streams import parse_stream
+
+    assert parse_stream(np.int64(2), "__dlpack__") == 2
+    assert parse_stream(np.uint64(2**63), "__dlpack__") == 2**63
+    with pytest.raises(ValueError, match="below 2\\*\\*64"):
+        parse_stream(2**70, "__dlpack__")
+    with pytest.raises(TypeError, match="stream=True"):
+        parse_stream(True, "__dlpack__")

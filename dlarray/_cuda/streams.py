@@ -44,6 +44,7 @@ and otherwise the legacy default stream, where its own copies run.
 
 from __future__ import annotations
 
+import operator
 import sys
 from typing import Any
 
@@ -61,6 +62,8 @@ def parse_stream(stream: object, func: str) -> int:
     """The stream a consumer named, as an int (``None`` becomes 1)."""
     if stream is None:
         return LEGACY_DEFAULT
+    if hasattr(stream, "__index__") and not isinstance(stream, bool):
+        stream = operator.index(stream)  # NumPy's integer scalars are ints here
     if not isinstance(stream, int) or isinstance(stream, bool):
         raise TypeError(
             f"{func}(stream={stream!r}): a CUDA stream is an int (1 legacy default, "
@@ -76,6 +79,10 @@ def parse_stream(stream: object, func: str) -> int:
         raise ValueError(
             f"{func}(stream={stream}): negative streams other than -1 (no "
             f"synchronisation) mean nothing"
+        )
+    if stream >= 2**64:
+        raise ValueError(
+            f"{func}(stream={stream}): a cudaStream_t is a pointer, so it must be below 2**64"
         )
     return stream
 
