@@ -251,12 +251,7 @@ def fuzz(session: nox.Session) -> None:
     ``-- --seconds N`` sets the budget (CI: 180; a long local run: 1800);
     other arguments go to pytest.  DLARRAY_FUZZ_SECONDS does the same.
     """
-    args = list(session.posargs)
-    seconds = os.environ.get("DLARRAY_FUZZ_SECONDS", "180")
-    if "--seconds" in args:
-        at = args.index("--seconds")
-        seconds = args[at + 1]
-        del args[at : at + 2]
+    seconds, args = _seconds_option(session, "DLARRAY_FUZZ_SECONDS", "180")
     session.install(".", *TEST_DEPS, HYPOTHESIS)
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run(
@@ -266,13 +261,22 @@ def fuzz(session: nox.Session) -> None:
         )  # fmt: skip
 
 
-def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
+def _seconds_option(session: nox.Session, variable: str, default: str) -> tuple[str, list[str]]:
+    """A session's time budget: ``-- --seconds N``, else $variable, else
+    ``default``; and the other arguments, for pytest."""
     args = list(session.posargs)
-    seconds = os.environ.get("DLARRAY_SOAK_SECONDS", "30")
+    seconds = os.environ.get(variable, default)
     if "--seconds" in args:
         at = args.index("--seconds")
+        if at + 1 == len(args):
+            session.error("--seconds needs a number of seconds")
         seconds = args[at + 1]
         del args[at : at + 2]
+    return seconds, args
+
+
+def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
+    seconds, args = _seconds_option(session, "DLARRAY_SOAK_SECONDS", "30")
     install = [".", *TEST_DEPS, *peers]
     if "torch==2.13.0" in peers and os.environ.get("INTEROP_TORCH_INDEX"):
         install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
