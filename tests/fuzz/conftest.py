@@ -13,6 +13,10 @@ import fuzz_budget
 import fuzz_stats
 import pytest
 
+# The fuzzer's helper modules hold no tests and no doctests: --doctest-modules (nox -s tests)
+# must not import them.
+collect_ignore_glob = ["fuzz_*.py"]
+
 # A failing Hypothesis example imports its patch writer, whose libcst import
 # raises a DeprecationWarning; under filterwarnings=error that would turn a
 # readable failure into an INTERNALERROR.  Import it now, quietly.

@@ -7,6 +7,11 @@ from typing import Any
 
 import pytest
 
+# The soak's own modules (run in a subprocess; soak_torch imports PyTorch)
+# hold no tests and no doctests: --doctest-modules (nox -s tests) must not
+# import them.
+collect_ignore_glob = ["soak*.py"]
+
 MIB = 1 << 20
 _REPORTS = pytest.StashKey[list[dict[str, Any]]]()
 
