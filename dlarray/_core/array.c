@@ -156,11 +156,8 @@ dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device
               DLDataType dtype, int32_t ndim, const int64_t *shape,
               const int64_t *strides, uint32_t flags)
 {
-    /* The invariant every address computation relies on: the first
-     * element's address data + byte_offset neither wraps around nor leaves
-     * the signed range that view arithmetic works in. */
-    if (byte_offset > (uint64_t)INT64_MAX ||
-        (uintptr_t)data + (uintptr_t)byte_offset < (uintptr_t)data) {
+    /* The invariant every address computation relies on. */
+    if (dla_first_element_out_of_range(data, byte_offset)) {
         PyErr_Format(PyExc_BufferError,
                      "byte_offset %llu from data %p overflows the address "
                      "space; the tensor is malformed",

@@ -94,6 +94,17 @@ dla_add_overflows(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* Whether the first element's address, data + byte_offset, is no address
+ * at all: it wraps around the address space, or byte_offset leaves the
+ * signed range that view arithmetic works in.  dla_array_new refuses such
+ * an array, and the consumer refuses such a tensor first, by name. */
+static inline bool
+dla_first_element_out_of_range(const void *data, uint64_t byte_offset)
+{
+    return byte_offset > (uint64_t)INT64_MAX ||
+           (uintptr_t)data + (uintptr_t)byte_offset < (uintptr_t)data;
+}
+
 /* The address data + byte_offset, computed on integers: pointer arithmetic
  * that leaves an object is undefined, and a byte_offset is only a number
  * until an array proves it lands inside memory (dla_array_new refuses one

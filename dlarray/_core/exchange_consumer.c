@@ -386,10 +386,9 @@ capi_release(DLArrayBorrowed *view)
         view->owned_ = NULL; /* before the deleter: a second release is harmless */
         view->owned_kind_ = 0;
         /* Extensions release on their error paths too, after setting an
-         * exception, and a deleter may be Python code (ctypes). */
-        DLA_SAVE_EXCEPTION(pending);
+         * exception: dla_call_deleter keeps it aside, since a deleter may
+         * be Python code (ctypes). */
         dla_call_deleter(owned, versioned);
-        DLA_RESTORE_EXCEPTION(pending);
     }
 }
 

@@ -310,7 +310,7 @@ make_capsule(DLAArrayObject *a, const CapsuleKind *kind, uint64_t flags)
 static int
 integer_argument(PyObject *obj, long long *value, int *overflow)
 {
-    if (PyBool_Check(obj) || !(PyLong_Check(obj) || PyIndex_Check(obj))) {
+    if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
         return 0;
     }
     PyObject *as_int = PyNumber_Index(obj);

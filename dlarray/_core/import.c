@@ -225,8 +225,7 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
     if (count < 0 || dla_nbytes(count, t->dtype, padded) < 0) {
         return -1;
     }
-    if (t->byte_offset > (uint64_t)INT64_MAX ||
-        (uintptr_t)t->data + (uintptr_t)t->byte_offset < (uintptr_t)t->data) {
+    if (dla_first_element_out_of_range(t->data, t->byte_offset)) {
         PyErr_Format(PyExc_BufferError,
                      "the DLPack tensor has byte_offset=%llu, which from data=%p "
                      "overflows the address space (the producer is broken)",
