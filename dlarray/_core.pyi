@@ -1,6 +1,7 @@
 """Type stub for the C core, dlarray._core (see dlarray/_core/*.c)."""
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, Literal
 
 from dlarray._device import Device
 from dlarray._dtypes import DType
@@ -13,6 +14,11 @@ FLAG_IS_SUBBYTE_TYPE_PADDED: Final[int]
 ARRAY_READONLY: Final[int]
 ARRAY_PADDED: Final[int]
 HOST_ALIGNMENT: Final[int]
+#: The memory family of each DLPack 1.3 device type, as the C core drives
+#: it (the C device table, dlarray/_core/device_table.c): "host" (kDLCPU),
+#: "cuda" (kDLCUDA, kDLCUDAHost, kDLCUDAManaged), "sycl" (kDLOneAPI), "none"
+#: (no runtime in dlarray: addresses only, no copies or compute).
+DEVICE_FAMILIES: Final[dict[int, Literal["host", "cuda", "sycl", "none"]]]
 
 class ArrayBase:
     _engine_view: Any
@@ -84,6 +90,7 @@ class ImportedTensor:
 def consume(capsule: Any, /) -> Any: ...
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any: ...
 def set_general_from_dlpack(func: Any, /) -> None: ...
+def set_stream_choice(func: Callable[[int, int], Any], /) -> None: ...
 def set_sycl_importer(func: Any, /) -> None: ...
 def set_exchange_hooks(work_stream: Any, allocate: Any, order_import: Any, /) -> None: ...
 def new_array(

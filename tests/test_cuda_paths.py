@@ -311,13 +311,15 @@ def cupy_side_stream(monkeypatch):
     return stream.ptr
 
 
-def test_consumer_without_cupy_passes_none_the_legacy_default_stream():
-    # dlarray's work stream is the legacy default, which stream=None names;
-    # it is passed, not left out, because PyTorch's default is -1 (no sync).
+def test_consumer_without_cupy_passes_1_the_legacy_default_stream():
+    # dlarray's work stream is the legacy default stream, 1 (which None also
+    # names): the one stream choice (dlarray._consumer.stream_choice) gives it
+    # to every path, the C fast path included.  It is passed, not left out,
+    # because PyTorch's default is -1 (no sync).
     producer = abi.Producer(device=(2, 0))
     x = dlarray.from_dlpack(producer)
     assert x.device == dlarray.Device("cuda", 0)
-    assert producer.dlpack_calls == [{"stream": None, "max_version": (1, 3)}]
+    assert producer.dlpack_calls == [{"stream": 1, "max_version": (1, 3)}]
 
 
 def test_consumer_passes_its_work_stream_to_a_cuda_producer(cupy_side_stream):

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <structmember.h>
 
-PyTypeObject *dla_array_type = &DLAArrayBase_Type;
 
 /* The element count, refusing a shape whose extents other than zero
  * multiply past int64 even when a zero extent makes the count 0: the
@@ -95,10 +94,10 @@ static DLAArrayObject *
 array_alloc(void)
 {
     if (array_free_count == 0) {
-        return (DLAArrayObject *)dla_array_type->tp_alloc(dla_array_type, 0);
+        return (DLAArrayObject *)dla_state.array_type->tp_alloc(dla_state.array_type, 0);
     }
     DLAArrayObject *a = array_freelist[--array_free_count];
-    PyObject_Init((PyObject *)a, dla_array_type); /* a reference to the class too */
+    PyObject_Init((PyObject *)a, dla_state.array_type); /* a reference to the class too */
     a->owner = NULL;
     a->engine_view = NULL;
     a->weakreflist = NULL;
@@ -127,7 +126,7 @@ registered_array_dealloc(DLAArrayObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     array_release_fields(self);
-    if (type == dla_array_type && array_free_count < ARRAY_FREELIST_SIZE) {
+    if (type == dla_state.array_type && array_free_count < ARRAY_FREELIST_SIZE) {
         array_freelist[array_free_count++] = self;
     }
     else {

@@ -1,14 +1,34 @@
 /*
  * core.h -- what the C files of dlarray._core share.
  *
- *   dtype_table.c  the one table of element types
- *   host_buffer.c  256-byte aligned host allocations
- *   array.c        the array object: fields, views, copies
- *   export.c       the producer: __dlpack__, capsules, deleters
- *   import.c       the consumer: taking a capsule apart
- *   subscript.c    basic indexing and transposition, in C for speed
- *   engine_call.c  running an engine kernel and adopting its result
- *   module.c       the module and its functions
+ *   dtype_table.c        the one table of element types
+ *   device_table.c       the one table of device types and their memory families
+ *   host_buffer.c        256-byte aligned host allocations
+ *   array.c              the array object: fields, views, copies
+ *   subscript.c          basic indexing and transposition, in C for speed
+ *   export.c             the producer: __dlpack__, capsules, deleters
+ *   exchange_producer.c  dlarray's own DLPack C exchange table
+ *   import.c             adoption: validating a producer's tensor, taking it over
+ *   exchange_consumer.c  importing through a producer's C exchange table
+ *   consumer.c           from_dlpack's entry point: route, stream, __dlpack__ call
+ *   capi.c               the C API for extension authors (dlarray_capi.h)
+ *   engine_call.c        running an engine kernel and adopting its result
+ *   module.c             the module, its functions, and the module state
+ *
+ * The consumer's files call one way, each only files below it (any of
+ * them, not just the next):
+ *
+ *   engine_call.c, capi.c   an engine's results; the extensions' C API
+ *   consumer.c              from_dlpack's entry point, stream, __dlpack__ call
+ *   exchange_consumer.c     import through a producer's exchange table
+ *   import.c                adoption of a tensor
+ *
+ * and, like every file, the two tables, array.c, export.c and dlarray's
+ * own exchange table.  Facts several files need -- the registered array
+ * class, the host engine's array type, the hooks Python registered -- live
+ * in the module state, dla_state, at the end of this file, read through
+ * the inlines next to it, never through a call into the file that
+ * registered them.
  */
 #ifndef DLARRAY_CORE_H
 #define DLARRAY_CORE_H
@@ -143,6 +163,60 @@ dla_storage_bits(DLDataType dtype, bool padded)
     return dtype.bits;
 }
 
+/* ---- device_table.c ---- */
+/* The memory family of a device type: which runtime dlarray drives its
+ * memory with.  NONE: dlarray has no runtime for it; it can import and
+ * export such memory's addresses but not copy or compute on it. */
+typedef enum {
+    DLA_FAMILY_NONE = 0,
+    DLA_FAMILY_HOST, /* kDLCPU: plain host memory, read directly */
+    DLA_FAMILY_CUDA, /* kDLCUDA, kDLCUDAHost, kDLCUDAManaged */
+    DLA_FAMILY_SYCL, /* kDLOneAPI (USM device, shared or host) */
+} DLADeviceFamily;
+
+typedef struct {
+    const char *name;       /* DLPack's name, e.g. "kDLCUDA"; NULL: no such type */
+    DLADeviceFamily family;
+    bool plain_addresses;   /* data pointers are addresses, which can be offset
+                               (not opaque handles: cl_mem, Vulkan, Metal) */
+    bool machine_wide;      /* one memory for the whole machine: DLPack numbers
+                               it device 0 (host, pinned, managed memory) */
+} DLADeviceEntry;
+
+/* Indexed by DLDeviceType; rows without a name are no DLPack 1.3 type. */
+#define DLA_DEVICE_TABLE_SIZE 19
+extern const DLADeviceEntry dla_device_table[DLA_DEVICE_TABLE_SIZE];
+
+/* The row of a device type, or NULL when DLPack 1.3 has no such type. */
+static inline const DLADeviceEntry *
+dla_device_entry(int32_t device_type)
+{
+    if (device_type < 0 || device_type >= DLA_DEVICE_TABLE_SIZE ||
+        dla_device_table[device_type].name == NULL) {
+        return NULL;
+    }
+    return &dla_device_table[device_type];
+}
+
+/* The family of a device type; DLA_FAMILY_NONE for an unknown one. */
+static inline DLADeviceFamily
+dla_device_family(int32_t device_type)
+{
+    const DLADeviceEntry *e = dla_device_entry(device_type);
+    return e == NULL ? DLA_FAMILY_NONE : e->family;
+}
+
+/* Whether dlarray orders work on this family's memory with streams (CUDA
+ * streams, SYCL queues), so that a producer must be told which one. */
+static inline bool
+dla_family_has_streams(DLADeviceFamily family)
+{
+    return family == DLA_FAMILY_CUDA || family == DLA_FAMILY_SYCL;
+}
+
+/* {device_type: family name} for every DLPack 1.3 type (DEVICE_FAMILIES). */
+PyObject *dla_device_families_as_dict(void);
+
 /* ---- host_buffer.c ---- */
 #define DLA_HOST_ALIGNMENT 256
 typedef struct {
@@ -174,12 +248,10 @@ typedef struct {
 } DLAArrayObject;
 
 extern PyTypeObject DLAArrayBase_Type;
-/* The Python subclass (dlarray.DLArray) that new arrays are made of. */
-extern PyTypeObject *dla_array_type;
 
 #define DLAArray_Check(op) PyObject_TypeCheck(op, &DLAArrayBase_Type)
 
-/* A new array of dla_array_type.  Copies shape and strides; strides NULL means
+/* A new array of dla_state.array_type.  Copies shape and strides; strides NULL means
  * C-contiguous.  Steals nothing; takes a new reference to owner. */
 DLAArrayObject *dla_array_new(PyObject *owner, void *data, uint64_t byte_offset,
                               DLDevice device, DLDataType dtype, int32_t ndim,
@@ -210,9 +282,6 @@ PyObject *dla_register_engine(PyObject *module, PyObject *args);
 PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* An engine result as a DLArray that keeps it as its engine view. */
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
-/* Borrowed engine view of an array, or NULL without an error. */
-PyObject *dla_engine_view(PyObject *array);
-bool dla_engine_is_host_type(PyTypeObject *type);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
@@ -230,10 +299,9 @@ PyObject *dla_array_dlpack_device(PyObject *self, PyObject *unused);
 
 /* ---- import.c ---- */
 extern PyTypeObject DLAImportedTensor_Type;
+/* consume(capsule): the capsule's tensor as a DLArray, the capsule marked
+ * used; NULL with an exception (the capsule then still owns its tensor). */
 PyObject *dla_consume_capsule(PyObject *module, PyObject *capsule);
-PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
-                          Py_ssize_t nargs, PyObject *kwnames);
-PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
 /* A DLArray owning `managed` (stolen: released on failure too). */
 PyObject *dla_adopt_versioned(DLManagedTensorVersioned *managed);
 /* The same, for a tensor a producer's exchange table gave (the owner's
@@ -247,9 +315,6 @@ void dla_call_deleter(void *managed, bool versioned);
 /* 0 for a tensor of dlarray's major version; otherwise calls its deleter
  * (the spec's rule) and returns -1 with BufferError set. */
 int dla_refuse_other_major(DLManagedTensorVersioned *managed);
-/* x.__dlpack__(stream=..., max_version=(1, 3)) with the legacy retry; NULL
- * and *not_a_producer (no exception) when x's type has no __dlpack__. */
-PyObject *dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer);
 
 /* ---- exchange_producer.c ---- */
 extern const DLPackExchangeAPI dla_exchange_api;
@@ -265,46 +330,126 @@ const DLPackExchangeAPI *dla_exchange_api_of(PyTypeObject *type);
  * Py_None (a new reference) when the table cannot be used for this tensor
  * and the caller must fall back to __dlpack__. */
 PyObject *dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api);
+/* A table function failed: its exception, or a SystemError naming `func`
+ * when it set none (which the spec forbids). */
+void dla_ensure_table_error(PyObject *x, const char *func);
+
+/* ---- consumer.c ---- */
+PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames);
+PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
+PyObject *dla_set_stream_choice(PyObject *module, PyObject *func);
+/* The `stream` to pass x.__dlpack__ for its memory to stay where it is,
+ * decided from the device table.  *device is where x says its memory is:
+ * a DLArray's and the host engine's arrays are not asked; otherwise
+ * x.__dlpack_device__(), or {0, 0} (no such device type) when it is
+ * missing, fails or returns no pair of ints.
+ *   1: *stream is a new reference: None for a family without streams,
+ *      otherwise the registered stream choice's answer;
+ *   0: the family has streams and no stream choice is registered yet
+ *      (*stream NULL, no exception);
+ *  -1: the stream choice raised (*stream NULL). */
+int dla_consumer_stream(PyObject *x, DLDevice *device, PyObject **stream);
+/* x.__dlpack__(stream=..., max_version=(1, 3)) with the legacy retry; NULL
+ * and *not_a_producer (no exception) when x's type has no __dlpack__. */
+PyObject *dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer);
+
+/* ---- capi.c ---- */
 /* The capsule "dlarray._core._C_API" (see dlarray_capi.h). */
 PyObject *dla_capi_capsule(void);
 
-/* ---- module.c ---- */
-/* Interned strings and constants created once at import. */
+/* ---- module.c: the module state ----
+ *
+ * Every process-wide object the core holds, in one place: interned strings
+ * and constants, and the types and functions dlarray's Python side
+ * registers at import.  Each field says who sets it; module.c's
+ * dla_state_clear releases them all.  (Freelists, the export block pool and
+ * the exchange-table cache are caches private to their files.) */
 typedef struct {
+    /* -- interned strings and constants: PyInit__core (module.c) -- */
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy, *kw_device;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
-    PyObject *str_cupy;                 /* "cupy" */
-    PyObject *str_keyword;              /* "keyword" */
-    PyObject *str_dpctl;                /* "dpctl" */
+    PyObject *str_keyword;            /* "keyword" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
     PyObject *str_transpose_general;  /* "_transpose_general" */
+    PyObject *str_exchange_api;       /* "__dlpack_c_exchange_api__" (DLPack 1.3) */
+    PyObject *str_exchange_api_12;    /* "__c_dlpack_exchange_api__" (DLPack 1.2) */
+    PyObject *str_quiet_context;      /* "dlarray.engine_quiet_context": the key
+                                         of engine_call.c's context in each
+                                         thread's state dict */
     PyObject *max_version;            /* (DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION) */
     PyObject *kwnames_stream_max_version; /* ("stream", "max_version") */
     PyObject *kwnames_max_version;        /* ("max_version",) */
-    /* Python objects the getters `dtype` and `device` return, registered by
-     * dlarray at import: one DType per dtype-table row, the CPU Device, and
-     * the function making any other Device from (device_type, device_id)
-     * and the memory's owner (SYCL memory kinds share one device type, so
-     * the owner says which kind it is). */
+    PyObject *kwnames_stream;             /* ("stream",) */
+
+    /* -- registered by dlarray._array: register_array_type (module.c) -- */
+    /* The class arrays made in C are (dlarray.DLArray); &DLAArrayBase_Type
+     * until registered, and then a strong reference. */
+    PyTypeObject *array_type;
+
+    /* -- registered by dlarray._array: register_python_types (module.c) --
+     * The objects the getters `dtype` and `device` return: one DType per
+     * dtype-table row, the CPU Device, and the function making any other
+     * Device from (device_type, device_id) and the memory's owner (SYCL
+     * memory kinds share one device type, so the owner says which kind). */
     PyObject *dtype_objects;          /* tuple, dtype-table order */
     PyObject *cpu_device;
     PyObject *device_factory;
-    /* dlarray._sycl.exchange.check_import(array): checks an imported kDLOneAPI
-     * tensor against dpctl and records its USM kind; NULL until registered. */
+
+    /* -- registered by dlarray._consumer -- */
+    /* set_sycl_importer (module.c): dlarray._sycl.exchange.check_import(array),
+     * which checks an imported kDLOneAPI tensor against dpctl and records
+     * its USM kind. */
     PyObject *sycl_importer;
-    /* The Python side of the C exchange table (dlarray._exchange), NULL
-     * until registered: dlarray's stream on a device, allocation on
-     * devices other than the CPU, and ordering dlarray's work after a
-     * producer's stream when importing through a producer's table. */
+    /* set_general_from_dlpack (consumer.c): the Python from_dlpack, the
+     * whole protocol, for the calls consumer.c does not finish in C. */
+    PyObject *general_from_dlpack;
+    /* set_stream_choice (consumer.c): choice(device_type, device_id) -> the
+     * `stream` dlarray passes a producer whose memory stays on that device
+     * (a family with streams); may raise BufferError. */
+    PyObject *stream_choice;
+
+    /* -- registered by dlarray._exchange: set_exchange_hooks
+     * (exchange_producer.c) -- the Python side of the C exchange table:
+     * dlarray's stream on a device, allocation on devices other than the
+     * CPU, and ordering dlarray's work after a producer's stream when
+     * importing through a producer's table. */
     PyObject *exchange_work_stream;  /* (device_type, device_id) -> int */
     PyObject *exchange_allocate;     /* (shape, DType, (type, id)) -> DLArray */
     PyObject *exchange_order_import; /* (device_type, device_id, stream) -> bool */
-    PyObject *str_exchange_api;      /* "__dlpack_c_exchange_api__" (DLPack 1.3) */
-    PyObject *str_exchange_api_12;   /* "__c_dlpack_exchange_api__" (DLPack 1.2) */
+
+    /* -- registered by dlarray._engine: register_engine (engine_call.c) -- */
+    PyTypeObject *engine_array_type; /* the host engine's array type (numpy.ndarray),
+                                        whose memory is always on the host */
+    PyObject *engine_error_state_var; /* a contextvars.ContextVar, or None */
+    PyObject *engine_quiet_value;     /* the value that silences it */
+    PyObject *engine_fallback_wrap;   /* Python: wrap(result) -> DLArray */
 } DLAModuleState;
 extern DLAModuleState dla_state;
+/* Releases every reference dla_state holds (module.c's m_free). */
+void dla_state_clear(void);
+
+/* Whether `type` is the host engine's array type (numpy.ndarray), whose
+ * memory is always on the host and whose __dlpack_device__ need not be
+ * asked. */
+static inline bool
+dla_is_host_engine_type(PyTypeObject *type)
+{
+    return dla_state.engine_array_type != NULL && type == dla_state.engine_array_type;
+}
+
+/* The engine view of an array (borrowed), or NULL (no error set) when it
+ * has none yet or no engine is registered. */
+static inline PyObject *
+dla_engine_view(PyObject *array)
+{
+    if (dla_state.engine_array_type == NULL) {
+        return NULL;
+    }
+    return ((DLAArrayObject *)array)->engine_view;
+}
 
 #endif /* DLARRAY_CORE_H */

@@ -14,14 +14,13 @@
  *
  *   register_engine(array_type, error_state_var, quiet_value, fallback)
  *   engine_call(kernel, *args) -> DLArray
+ *
+ * What it registers lives in the module state (dla_state.engine_*), where
+ * the consumer files read "is this the host engine's array type" without a
+ * call into this file.  The result is imported through consumer.c's
+ * dla_from_dlpack.
  */
 #include "core.h"
-
-static PyTypeObject *engine_array_type = NULL; /* e.g. numpy.ndarray */
-static PyObject *error_state_var = NULL;       /* a contextvars.ContextVar, or None */
-static PyObject *quiet_value = NULL;
-static PyObject *fallback_wrap = NULL;         /* Python: wrap(result) -> DLArray */
-static PyObject *str_quiet_context = NULL;   /* key in each thread's state dict */
 
 PyObject *
 dla_register_engine(PyObject *module, PyObject *args)
@@ -40,16 +39,10 @@ dla_register_engine(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "register_engine: fallback must be callable");
         return NULL;
     }
-    if (str_quiet_context == NULL) {
-        str_quiet_context = PyUnicode_InternFromString("dlarray.engine_quiet_context");
-        if (str_quiet_context == NULL) {
-            return NULL;
-        }
-    }
-    Py_XSETREF(engine_array_type, (PyTypeObject *)Py_NewRef(type));
-    Py_XSETREF(error_state_var, Py_NewRef(var));
-    Py_XSETREF(quiet_value, Py_NewRef(quiet));
-    Py_XSETREF(fallback_wrap, Py_NewRef(fallback));
+    Py_XSETREF(dla_state.engine_array_type, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(dla_state.engine_error_state_var, Py_NewRef(var));
+    Py_XSETREF(dla_state.engine_quiet_value, Py_NewRef(quiet));
+    Py_XSETREF(dla_state.engine_fallback_wrap, Py_NewRef(fallback));
     Py_RETURN_NONE;
 }
 
@@ -67,7 +60,7 @@ quiet_context(void)
     if (thread_dict == NULL) {
         return NULL;
     }
-    PyObject *ctx = PyDict_GetItemWithError(thread_dict, str_quiet_context); /* borrowed */
+    PyObject *ctx = PyDict_GetItemWithError(thread_dict, dla_state.str_quiet_context); /* borrowed */
     if (ctx != NULL || PyErr_Occurred()) {
         return ctx;
     }
@@ -79,10 +72,10 @@ quiet_context(void)
         Py_DECREF(ctx);
         return NULL;
     }
-    PyObject *token = PyContextVar_Set(error_state_var, quiet_value);
+    PyObject *token = PyContextVar_Set(dla_state.engine_error_state_var, dla_state.engine_quiet_value);
     Py_XDECREF(token);
     if (PyContext_Exit(ctx) < 0 || token == NULL ||
-        PyDict_SetItem(thread_dict, str_quiet_context, ctx) < 0) {
+        PyDict_SetItem(thread_dict, dla_state.str_quiet_context, ctx) < 0) {
         Py_DECREF(ctx);
         return NULL;
     }
@@ -94,7 +87,7 @@ quiet_context(void)
 static PyObject *
 call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (error_state_var == Py_None) {
+    if (dla_state.engine_error_state_var == Py_None) {
         return PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
     }
     PyObject *ctx = quiet_context();
@@ -113,16 +106,16 @@ call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
     /* Already inside the quiet context (a kernel that calls engine_call):
      * set and reset the variable instead. */
     PyErr_Clear();
-    PyObject *token = PyContextVar_Set(error_state_var, quiet_value);
+    PyObject *token = PyContextVar_Set(dla_state.engine_error_state_var, dla_state.engine_quiet_value);
     if (token == NULL) {
         return NULL;
     }
     PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
     DLA_SAVE_EXCEPTION(raised);
-    if (PyContextVar_Reset(error_state_var, token) < 0) {
+    if (PyContextVar_Reset(dla_state.engine_error_state_var, token) < 0) {
         /* Cannot happen with a token fresh from Set; report it without
          * hiding the kernel's own outcome. */
-        PyErr_WriteUnraisable(error_state_var);
+        PyErr_WriteUnraisable(dla_state.engine_error_state_var);
     }
     Py_DECREF(token);
     DLA_RESTORE_EXCEPTION(raised);
@@ -133,8 +126,8 @@ call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 dla_engine_adopt(PyObject *module, PyObject *result)
 {
-    if (Py_TYPE(result) != engine_array_type) {
-        return PyObject_CallOneArg(fallback_wrap, result);
+    if (Py_TYPE(result) != dla_state.engine_array_type) {
+        return PyObject_CallOneArg(dla_state.engine_fallback_wrap, result);
     }
     PyObject *array = dla_from_dlpack(module, &result, 1, NULL);
     if (array == NULL) {
@@ -144,36 +137,17 @@ dla_engine_adopt(PyObject *module, PyObject *result)
         /* A dtype DLPack cannot carry (bfloat16 from ml_dtypes): the Python
          * path knows how to relabel it. */
         PyErr_Clear();
-        return PyObject_CallOneArg(fallback_wrap, result);
+        return PyObject_CallOneArg(dla_state.engine_fallback_wrap, result);
     }
     DLAArrayObject *a = (DLAArrayObject *)array;
     Py_XSETREF(a->engine_view, Py_NewRef(result));
     return array;
 }
 
-/* Whether `type` is the host engine's array type (numpy.ndarray), whose
- * memory is always on the host. */
-bool
-dla_engine_is_host_type(PyTypeObject *type)
-{
-    return engine_array_type != NULL && type == engine_array_type;
-}
-
-/* The engine view of `a`, or NULL (no error set) when it has none yet or
- * no engine is registered. */
-PyObject *
-dla_engine_view(PyObject *a)
-{
-    if (engine_array_type == NULL) {
-        return NULL;
-    }
-    return ((DLAArrayObject *)a)->engine_view;
-}
-
 PyObject *
 dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (engine_array_type == NULL) {
+    if (dla_state.engine_array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "engine_call: no engine registered");
         return NULL;
     }
@@ -214,7 +188,7 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
 {
     PyObject *views[2];
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (Py_TYPE(xs[i]) != dla_array_type) {
+        if (Py_TYPE(xs[i]) != dla_state.array_type) {
             Py_RETURN_NONE;
         }
         DLAArrayObject *a = (DLAArrayObject *)xs[i];
@@ -246,7 +220,7 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
 PyObject *
 dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || engine_array_type == NULL) {
+    if (nargs != 3 || dla_state.engine_array_type == NULL) {
         PyErr_SetString(PyExc_TypeError, "engine_unary(kernel, allowed, x)");
         return NULL;
     }
@@ -256,7 +230,7 @@ dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 PyObject *
 dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 4 || engine_array_type == NULL) {
+    if (nargs != 4 || dla_state.engine_array_type == NULL) {
         PyErr_SetString(PyExc_TypeError, "engine_binary(kernel, allowed, x1, x2)");
         return NULL;
     }

@@ -1,6 +1,11 @@
 /*
- * exchange_consumer.c -- using other libraries' DLPack C exchange tables,
- * and the C API dlarray offers extension authors (dlarray_capi.h).
+ * exchange_consumer.c -- importing through a producer's DLPack C exchange
+ * table.
+ *
+ * Finds and caches a type's table (dla_exchange_api_of), takes a tensor
+ * through it and hands it to import.c's adoption, then orders dlarray's
+ * work after the producer's stream.  Called by consumer.c (from_dlpack)
+ * and capi.c (the C API); calls only import.c.
  *
  * Finding a table: DLPack puts it on the producer's *type*, as the capsule
  * `__dlpack_c_exchange_api__` (1.3) or the int `__c_dlpack_exchange_api__`
@@ -21,9 +26,6 @@
  * back and asks __dlpack__, which orders the work on the producer's side.
  */
 #include "core.h"
-#define DLARRAY_CAPI_PROVIDER
-#include "dlarray_capi.h"
-#include <string.h>
 
 /* ---- finding a type's table ---- */
 
@@ -149,8 +151,8 @@ dla_exchange_api_of(PyTypeObject *type)
 
 /* A table function said -1 (or gave nothing) without setting an exception,
  * which the spec forbids; say so rather than crash or return NULL silently. */
-static void
-ensure_table_error(PyObject *x, const char *func)
+void
+dla_ensure_table_error(PyObject *x, const char *func)
 {
     if (!PyErr_Occurred()) {
         PyErr_Format(PyExc_SystemError,
@@ -160,31 +162,20 @@ ensure_table_error(PyObject *x, const char *func)
     }
 }
 
-static DLManagedTensorVersioned *
-export_through_table(PyObject *x, const DLPackExchangeAPI *api)
-{
-    DLManagedTensorVersioned *m = NULL;
-    if (api->managed_tensor_from_py_object_no_sync(x, &m) != 0 || m == NULL) {
-        ensure_table_error(x, "managed_tensor_from_py_object_no_sync");
-        return NULL;
-    }
-    return m;
-}
-
 /* 1 when dlarray's work on the tensor's device is now ordered after the
  * producer's current stream, 0 when dlarray cannot order it, -1 on error. */
 static int
 order_after_producer(PyObject *x, const DLPackExchangeAPI *api, DLDevice device)
 {
-    if (device.device_type == kDLCPU) {
-        return 1; /* no streams */
+    if (dla_device_family(device.device_type) == DLA_FAMILY_HOST) {
+        return 1; /* host memory: no streams */
     }
     if (dla_state.exchange_order_import == NULL) {
         return 0;
     }
     void *stream = NULL;
     if (api->current_work_stream(device.device_type, device.device_id, &stream) != 0) {
-        ensure_table_error(x, "current_work_stream");
+        dla_ensure_table_error(x, "current_work_stream");
         return -1;
     }
     PyObject *done = PyObject_CallFunction(dla_state.exchange_order_import, "iiN",
@@ -223,7 +214,7 @@ dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api)
         return Py_NewRef(Py_None);
     }
     if (rc != 0 || m == NULL) {
-        ensure_table_error(x, "managed_tensor_from_py_object_no_sync");
+        dla_ensure_table_error(x, "managed_tensor_from_py_object_no_sync");
         return NULL;
     }
     if (m->version.major == DLPACK_MAJOR_VERSION &&
@@ -249,256 +240,4 @@ dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api)
         return ordered < 0 ? NULL : Py_NewRef(Py_None);
     }
     return array;
-}
-
-/* ---- the C API for extension authors (dlarray_capi.h) ---- */
-
-/* The stream to pass __dlpack__ for a producer without a table, and the
- * handle the extension launches on: CUDA's legacy default stream (1 for
- * DLPack, cudaStreamLegacy for CUDA) on the CUDA memory kinds, the default
- * (None) elsewhere. */
-static int
-fallback_stream(PyObject *obj, PyObject **stream_arg, void **stream_handle)
-{
-    *stream_arg = Py_NewRef(Py_None);
-    *stream_handle = NULL;
-    if (dla_engine_is_host_type(Py_TYPE(obj))) {
-        return 0; /* NumPy: host memory, and its __dlpack_device__ costs */
-    }
-    PyObject *device = PyObject_CallMethodNoArgs(obj, dla_state.str_dunder_dlpack_device);
-    if (device == NULL) {
-        PyErr_Clear(); /* no __dlpack_device__: the capsule will say */
-        return 0;
-    }
-    long device_type = -1;
-    if (PyTuple_Check(device) && PyTuple_GET_SIZE(device) == 2) {
-        device_type = PyLong_AsLong(PyTuple_GET_ITEM(device, 0));
-    }
-    Py_DECREF(device);
-    if (PyErr_Occurred()) {
-        Py_SETREF(*stream_arg, NULL);
-        return -1;
-    }
-    if (device_type == kDLCUDA || device_type == kDLCUDAHost ||
-        device_type == kDLCUDAManaged) {
-        Py_SETREF(*stream_arg, PyLong_FromLong(1));
-        *stream_handle = (void *)(uintptr_t)1;
-        return *stream_arg == NULL ? -1 : 0;
-    }
-    return 0;
-}
-
-/* obj.__dlpack__(...) (import.c's dla_request_capsule), with the C API's
- * error for an object that is no producer at all. */
-static PyObject *
-request_capsule(PyObject *obj, PyObject *stream)
-{
-    bool not_a_producer;
-    PyObject *capsule = dla_request_capsule(obj, stream, &not_a_producer);
-    if (not_a_producer) {
-        PyErr_Format(PyExc_TypeError,
-                     "dlarray's C API: %.200s is not a DLPack producer (no "
-                     "__dlpack__ method and no exchange table)",
-                     Py_TYPE(obj)->tp_name);
-    }
-    return capsule;
-}
-
-/* The checks a consumer owes itself before reading a producer's tensor
- * (the subset of import.c's validation that reading needs). */
-static int
-check_borrowed(const DLTensor *t)
-{
-    if (t->ndim < 0 || (t->ndim > 0 && t->shape == NULL)) {
-        PyErr_Format(PyExc_BufferError,
-                     "the DLPack tensor has ndim=%d and shape=%s; the producer "
-                     "is broken",
-                     (int)t->ndim, t->shape ? "set" : "NULL");
-        return -1;
-    }
-    return 0;
-}
-
-/* Takes the tensor out of a capsule (which becomes "used_..."): the
- * managed pointer, or NULL with an exception and the capsule untouched. */
-static void *
-take_from_capsule(PyObject *capsule, bool *versioned)
-{
-    void *managed = dla_capsule_tensor(capsule, versioned);
-    if (managed == NULL || dla_capsule_take(capsule, *versioned) < 0) {
-        return NULL;
-    }
-    if (*versioned && dla_refuse_other_major(managed) < 0) {
-        return NULL;
-    }
-    return managed;
-}
-
-static void capi_release(DLArrayBorrowed *view);
-
-static int
-borrow_through_capsule(PyObject *obj, DLArrayBorrowed *out)
-{
-    PyObject *stream;
-    if (fallback_stream(obj, &stream, &out->stream) < 0) {
-        return -1;
-    }
-    PyObject *capsule = request_capsule(obj, stream);
-    Py_DECREF(stream);
-    if (capsule == NULL) {
-        return -1;
-    }
-    bool versioned;
-    void *managed = take_from_capsule(capsule, &versioned);
-    /* A capsule we did not take releases its tensor when it dies here, and
-     * its destructor may be Python code (ctypes), which cannot run with an
-     * exception set. */
-    DLA_SAVE_EXCEPTION(failed);
-    Py_DECREF(capsule);
-    DLA_RESTORE_EXCEPTION(failed);
-    if (managed == NULL) {
-        return -1;
-    }
-    out->owned_ = managed;
-    if (versioned) {
-        DLManagedTensorVersioned *m = managed;
-        out->tensor = m->dl_tensor;
-        out->flags = m->flags;
-        out->owned_kind_ = 1;
-    }
-    else {
-        out->tensor = ((DLManagedTensor *)managed)->dl_tensor;
-        out->owned_kind_ = 2;
-    }
-    if (check_borrowed(&out->tensor) < 0) {
-        capi_release(out);
-        return -1;
-    }
-    return 0;
-}
-
-static void
-capi_release(DLArrayBorrowed *view)
-{
-    if (view->owned_ != NULL) {
-        void *owned = view->owned_;
-        bool versioned = view->owned_kind_ == 1;
-        view->owned_ = NULL; /* before the deleter: a second release is harmless */
-        view->owned_kind_ = 0;
-        /* Extensions release on their error paths too, after setting an
-         * exception: dla_call_deleter keeps it aside, since a deleter may
-         * be Python code (ctypes). */
-        dla_call_deleter(owned, versioned);
-    }
-}
-
-static int
-capi_borrow(PyObject *obj, DLArrayBorrowed *out)
-{
-    memset(out, 0, sizeof *out);
-    if (DLAArray_Check(obj)) {
-        /* Our own array: its fields and flags, read directly. */
-        DLAArrayObject *a = (DLAArrayObject *)obj;
-        dla_fill_borrowed_dltensor(&out->tensor, a);
-        out->flags = dla_export_flags(a);
-        return a->device.device_type == kDLCPU
-                   ? 0
-                   : dla_exchange_api.current_work_stream(a->device.device_type,
-                                                          a->device.device_id,
-                                                          &out->stream);
-    }
-    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(obj));
-    if (api == NULL) {
-        return PyErr_Occurred() ? -1 : borrow_through_capsule(obj, out);
-    }
-    if (api->dltensor_from_py_object_no_sync != NULL) {
-        if (api->dltensor_from_py_object_no_sync(obj, &out->tensor) != 0) {
-            ensure_table_error(obj, "dltensor_from_py_object_no_sync");
-            return -1;
-        }
-    }
-    else {
-        DLManagedTensorVersioned *m = export_through_table(obj, api);
-        if (m == NULL) {
-            return -1;
-        }
-        if (dla_refuse_other_major(m) < 0) {
-            return -1;
-        }
-        out->owned_ = m;
-        out->owned_kind_ = 1;
-        out->tensor = m->dl_tensor;
-        out->flags = m->flags;
-    }
-    if (check_borrowed(&out->tensor) < 0) {
-        capi_release(out);
-        return -1;
-    }
-    DLDevice device = out->tensor.device;
-    if (device.device_type != kDLCPU &&
-        api->current_work_stream(device.device_type, device.device_id, &out->stream) != 0) {
-        ensure_table_error(obj, "current_work_stream");
-        capi_release(out);
-        return -1;
-    }
-    return 0;
-}
-
-static int
-capi_to_managed(PyObject *obj, DLManagedTensorVersioned **out)
-{
-    *out = NULL;
-    /* A DLArray is no special case: its type carries dlarray's own table. */
-    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(obj));
-    if (api != NULL) {
-        DLManagedTensorVersioned *m = export_through_table(obj, api);
-        if (m == NULL) {
-            return -1;
-        }
-        if (dla_refuse_other_major(m) < 0) {
-            return -1;
-        }
-        *out = m;
-        return 0;
-    }
-    if (PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *capsule = request_capsule(obj, Py_None);
-    if (capsule == NULL) {
-        return -1;
-    }
-    bool versioned = false;
-    void *managed = NULL;
-    if (dla_capsule_tensor(capsule, &versioned) != NULL && !versioned) {
-        PyErr_Format(PyExc_BufferError,
-                     "%.200s gave a legacy 'dltensor' capsule (it predates DLPack "
-                     "1.0), which has no versioned managed tensor to hand over; "
-                     "use borrow() for such producers",
-                     Py_TYPE(obj)->tp_name);
-    }
-    else if (!PyErr_Occurred()) {
-        managed = take_from_capsule(capsule, &versioned);
-    }
-    DLA_SAVE_EXCEPTION(failed);
-    Py_DECREF(capsule);
-    DLA_RESTORE_EXCEPTION(failed);
-    *out = managed;
-    return managed == NULL ? -1 : 0;
-}
-
-static const DLArray_CAPI capi = {
-    .version = DLARRAY_CAPI_VERSION,
-    .size = sizeof(DLArray_CAPI),
-    .exchange_api_of = dla_exchange_api_of,
-    .borrow = capi_borrow,
-    .release = capi_release,
-    .to_managed = capi_to_managed,
-    .exchange_api = &dla_exchange_api,
-};
-
-PyObject *
-dla_capi_capsule(void)
-{
-    return PyCapsule_New((void *)&capi, DLARRAY_CAPI_CAPSULE, NULL);
 }

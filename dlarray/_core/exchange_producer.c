@@ -92,11 +92,11 @@ static int
 current_work_stream(DLDeviceType device_type, int32_t device_id, void **out)
 {
     *out = NULL;
-    if (device_type == kDLCPU) {
+    DLADeviceFamily family = dla_device_family(device_type);
+    if (family == DLA_FAMILY_HOST) {
         return 0; /* host memory has no streams */
     }
-    if (device_type != kDLCUDA && device_type != kDLCUDAHost &&
-        device_type != kDLCUDAManaged && device_type != kDLOneAPI) {
+    if (!dla_family_has_streams(family)) {
         PyErr_Format(PyExc_ValueError,
                      "current_work_stream(device_type=%d, device_id=%d): dlarray "
                      "has no arrays on that device type, so no stream there",
@@ -189,7 +189,7 @@ allocate(const DLTensor *prototype)
     if (count < 0) {
         return NULL;
     }
-    DLAArrayObject *a = prototype->device.device_type == kDLCPU
+    DLAArrayObject *a = dla_device_family(prototype->device.device_type) == DLA_FAMILY_HOST
                             ? allocate_host(prototype, count)
                             : allocate_elsewhere(prototype, entry);
     if (a == NULL) {

@@ -165,42 +165,33 @@ static const CapsuleKind VERSIONED = {
     VERSIONED_NAME, sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
 static const CapsuleKind LEGACY = {LEGACY_NAME, sizeof(DLManagedTensor), destroy_legacy_capsule};
 
-/* Devices whose data pointers are plain addresses.  For these the export
- * folds byte_offset into data: several consumers (older PyTorch, cuda.core)
- * ignore byte_offset and would read the wrong elements, and DLPack's own
- * header says not to rely on data being aligned.  Opaque handles (OpenCL
- * cl_mem, Vulkan, Metal buffers) cannot be offset, so they keep it.
+/* Devices whose data pointers are plain addresses (the device table's
+ * plain_addresses).  For these the export folds byte_offset into data:
+ * several consumers (older PyTorch, cuda.core) ignore byte_offset and
+ * would read the wrong elements, and DLPack's own header says not to rely
+ * on data being aligned.  Opaque handles (OpenCL cl_mem, Vulkan, Metal
+ * buffers) cannot be offset, so they keep it.
  *
- * kDLOneAPI keeps it too, and is the one device whose size-0 tensors get a
- * real pointer: dpnp.tensor, the reference kDLOneAPI consumer, places the
- * elements of a negative-stride view above data + byte_offset (so it
- * misreads a view whose data is its first element), and fails on NULL
- * data (dpnp 0.20).  data stays the USM allocation's own pointer, which is
- * what dpctl's pointer queries expect anyway. */
-static bool
-device_has_addresses(DLDeviceType type)
-{
-    switch (type) {
-    case kDLCPU: case kDLCUDA: case kDLCUDAHost: case kDLCUDAManaged:
-    case kDLROCM: case kDLROCMHost:
-        return true;
-    default:
-        return false;
-    }
-}
-
+ * SYCL memory (kDLOneAPI) keeps it too, and is the one family whose size-0
+ * tensors get a real pointer: dpnp.tensor, the reference kDLOneAPI consumer,
+ * places the elements of a negative-stride view above data + byte_offset
+ * (so it misreads a view whose data is its first element), and fails on
+ * NULL data (dpnp 0.20).  data stays the USM allocation's own pointer,
+ * which is what dpctl's pointer queries expect anyway. */
 /* Fills a DLTensor describing `a`; shape and strides point at `dims`
  * (2 * ndim entries, filled by the caller). */
 static void
 fill_dltensor(DLTensor *t, const DLAArrayObject *a, int64_t *dims)
 {
-    if (dla_array_size(a) == 0 && a->device.device_type != kDLOneAPI) {
+    const DLADeviceEntry *device = dla_device_entry(a->device.device_type);
+    bool sycl = device != NULL && device->family == DLA_FAMILY_SYCL;
+    if (dla_array_size(a) == 0 && !sycl) {
         /* The header: "if the tensor is of size zero, then the data pointer
          * should be set to NULL". */
         t->data = NULL;
         t->byte_offset = 0;
     }
-    else if (device_has_addresses(a->device.device_type)) {
+    else if (device != NULL && device->plain_addresses) {
         t->data = dla_offset_pointer(a->data, a->byte_offset);
         t->byte_offset = 0;
     }
@@ -390,13 +381,13 @@ wants_versioned(PyObject *max_version)
     return version[0] >= 1;
 }
 
-/* CPU memory has no streams: None, or -1 ("do not synchronise", which
+/* Host memory has no streams: None, or -1 ("do not synchronise", which
  * PyTorch sends by default), are the only meaningful values.  Other
  * devices' rules live in Python (dlarray/_cuda/streams.py). */
 static int
 check_stream(DLAArrayObject *self, PyObject *stream)
 {
-    if (self->device.device_type != kDLCPU) {
+    if (dla_device_family(self->device.device_type) != DLA_FAMILY_HOST) {
         /* Device kinds with streams validate and order work in Python, for
          * None too: it names a stream there (CUDA's legacy default). */
         PyObject *r = PyObject_CallMethodOneArg((PyObject *)self,
@@ -439,7 +430,8 @@ dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
     DLAArrayObject *self = (DLAArrayObject *)self_obj;
     /* The plain x.__dlpack__() on host memory that no flag needs to
      * describe: a legacy capsule, with none of the checks below to make. */
-    if (nargs == 0 && kwnames == NULL && self->device.device_type == kDLCPU &&
+    if (nargs == 0 && kwnames == NULL &&
+        dla_device_family(self->device.device_type) == DLA_FAMILY_HOST &&
         (self->flags & (DLA_FLAG_READONLY | DLA_FLAG_PADDED)) == 0) {
         return make_capsule(self, &LEGACY, 0);
     }

@@ -1,5 +1,11 @@
 /*
- * import.c -- the consumer: turning a DLPack capsule into a DLArray.
+ * import.c -- adoption: validating a producer's tensor and taking it over.
+ *
+ * The bottom of the consumer: whoever obtained the tensor (consumer.c from
+ * a capsule, exchange_consumer.c from a producer's table, the C exchange
+ * table's managed_tensor_to_py_object), this file checks every field,
+ * builds the DLArray that owns it and calls the producer's deleter when
+ * that array's memory dies.  It calls no other consumer file.
  *
  * Ownership moves in one step.  Everything that can fail (checks, Python
  * allocations) happens first while the capsule still owns the tensor; only
@@ -185,12 +191,6 @@ PyTypeObject DLAImportedTensor_Type = {
 
 /* ---- validation ---- */
 
-static bool
-device_type_known(int32_t type)
-{
-    return (type >= kDLCPU && type <= kDLOpenCL) || (type >= kDLVulkan && type <= kDLTrn);
-}
-
 /* Checks a producer's DLTensor; fills *flags_out (DLA_FLAG_*) on success. */
 static int
 validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
@@ -209,7 +209,7 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
                      (int)t->ndim);
         return -1;
     }
-    if (!device_type_known(t->device.device_type)) {
+    if (dla_device_entry(t->device.device_type) == NULL) {
         PyErr_Format(PyExc_BufferError,
                      "unknown DLPack device type %d; dlarray knows the device "
                      "types of DLPack 1.3 (1-4, 7-18)",
@@ -320,8 +320,8 @@ prepare_import(void *managed, bool versioned)
      * NumPy and PyTorch treat host memory (the owner keeps the producer's
      * pair). */
     DLDevice device = t->device;
-    if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost ||
-        device.device_type == kDLCUDAManaged) {
+    const DLADeviceEntry *entry = dla_device_entry(device.device_type);
+    if (entry->machine_wide) { /* validate_tensor found the entry */
         device.device_id = 0;
     }
     /* Legacy producers predate NULL-strides being forbidden (DLPack 1.2);
@@ -335,7 +335,7 @@ prepare_import(void *managed, bool versioned)
     }
     /* SYCL USM is usable only through dpctl, which must recognise the
      * pointer in the device's default context (dpctl's kDLOneAPI rules). */
-    if (device.device_type == kDLOneAPI) {
+    if (entry->family == DLA_FAMILY_SYCL) {
         if (dla_state.sycl_importer == NULL) {
             Py_DECREF(array);
             PyErr_SetString(PyExc_BufferError, "dlarray's SYCL support is not loaded");
@@ -461,295 +461,5 @@ dla_consume_capsule(PyObject *module, PyObject *capsule)
         return NULL;
     }
     commit_import(array, managed);
-    return array;
-}
-
-/* ---- from_dlpack(x, /, *, device=None, copy=None) ---- */
-
-/* The Python implementation of the whole protocol (dlarray._consumer),
- * registered at import; the C function below handles only the common case
- * -- no device, no copy -- because that case is latency-critical. */
-static PyObject *general_from_dlpack = NULL;
-
-PyObject *
-dla_set_general_from_dlpack(PyObject *module, PyObject *func)
-{
-    Py_XSETREF(general_from_dlpack, Py_NewRef(func));
-    Py_RETURN_NONE;
-}
-
-/* 1 if asking `x` with no stream (stream=None) is right, 0 if the Python
- * path must choose the stream, -1 with an exception set.
- *
- * None is right for host memory, and for CUDA memory whenever dlarray's
- * work stream is the legacy default stream, which None names: always while
- * CuPy (whose current stream dlarray adopts) has not been imported.  Only
- * then does this cost a __dlpack_device__ call, which is slow in some
- * producers (about 2 us in PyTorch). */
-static int
-stream_none_is_right(PyObject *x)
-{
-    PyTypeObject *type = Py_TYPE(x);
-    if (type == dla_array_type) {
-        return ((DLAArrayObject *)x)->device.device_type == kDLCPU;
-    }
-    if (dla_engine_is_host_type(type)) {
-        return 1;
-    }
-    /* Without CuPy, None names dlarray's CUDA work stream; without dpctl
-     * no SYCL memory can exist in this process. */
-    PyObject *modules = PyImport_GetModuleDict();
-    PyObject *cupy = PyDict_GetItemWithError(modules, dla_state.str_cupy);
-    if (cupy == NULL && PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *dpctl = PyDict_GetItemWithError(modules, dla_state.str_dpctl);
-    if (dpctl == NULL && PyErr_Occurred()) {
-        return -1;
-    }
-    if ((cupy == NULL || cupy == Py_None) && (dpctl == NULL || dpctl == Py_None)) {
-        return 1;
-    }
-    PyObject *device = PyObject_CallMethodNoArgs(x, dla_state.str_dunder_dlpack_device);
-    if (device == NULL) {
-        PyErr_Clear(); /* no __dlpack_device__, or it failed: Python decides */
-        return 0;
-    }
-    int on_host = 0;
-    if (PyTuple_Check(device) && PyTuple_GET_SIZE(device) == 2) {
-        long device_type = PyLong_AsLong(PyTuple_GET_ITEM(device, 0));
-        if (device_type == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-        }
-        on_host = device_type == kDLCPU;
-    }
-    Py_DECREF(device);
-    return on_host;
-}
-
-/* The pending exception, normalized and holding its traceback (a new
- * reference), and the way back. */
-static PyObject *
-take_exception(void)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    return PyErr_GetRaisedException();
-#else
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL) {
-        PyException_SetTraceback(value, tb);
-    }
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    return value;
-#endif
-}
-
-static void
-raise_exception(PyObject *exception)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exception);
-#else
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exception)), exception,
-                  PyException_GetTraceback(exception));
-#endif
-}
-
-/* Whether the TypeError a producer's __dlpack__(stream=..., max_version=...)
- * raised means it refused the keywords, as a pre-1.0 producer does: no
- * code of the producer ran (no traceback yet: Python's argument binding or
- * a C method's parser refused the call), or the message names
- * max_version or a keyword (a decorated method binds inside its wrapper,
- * and some producers raise their own "unexpected keyword argument").  A TypeError
- * from anywhere else inside the producer is its own error and propagates. */
-static bool
-keywords_refused(PyObject *type_error)
-{
-    PyObject *tb = PyException_GetTraceback(type_error);
-    Py_XDECREF(tb);
-    if (tb == NULL) {
-        return true;
-    }
-    PyObject *text = PyObject_Str(type_error);
-    if (text == NULL) {
-        PyErr_Clear();
-        return false;
-    }
-    int found = PyUnicode_Contains(text, dla_state.kw_max_version);
-    if (found == 0) {
-        found = PyUnicode_Contains(text, dla_state.str_keyword);
-    }
-    Py_DECREF(text);
-    if (found < 0) {
-        PyErr_Clear();
-    }
-    return found == 1;
-}
-
-/* The spec's retry after a TypeError: x.__dlpack__() with no keywords,
- * for a producer that refused them.  When the retry fails too, its error
- * carries the first as __context__, so neither is lost. */
-static PyObject *
-retry_without_keywords(PyObject *call_args[])
-{
-    PyObject *refusal = take_exception();
-    if (!keywords_refused(refusal)) {
-        raise_exception(refusal);
-        return NULL;
-    }
-    PyObject *capsule = PyObject_VectorcallMethod(
-        dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    if (capsule != NULL) {
-        Py_DECREF(refusal);
-        return capsule;
-    }
-    PyObject *second = take_exception();
-    if (second != refusal) {
-        PyException_SetContext(second, refusal); /* steals refusal */
-    }
-    else {
-        Py_DECREF(refusal);
-    }
-    raise_exception(second);
-    return NULL;
-}
-
-/* x.__dlpack__(stream=stream, max_version=(1, 3)), without creating a bound
- * method.  A producer older than DLPack 1.0 rejects max_version with a
- * TypeError; then it is asked again for a legacy capsule, as the spec
- * recommends, with no keywords: some such producers take none, and their
- * default is None (retry_without_keywords says when a TypeError means
- * that).  NumPy's default stream is None, so for NumPy arrays a
- * None stream is left out, which spares NumPy parsing a keyword.
- *
- * NULL with an exception on failure.  When x's type has no __dlpack__ at
- * all, *not_a_producer is set and no exception is left: each caller words
- * that error its own way.  An AttributeError that a producer's own
- * __dlpack__ raised propagates as it is, without a second call. */
-static inline PyObject *
-request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
-{
-    *not_a_producer = false;
-    PyObject *call_args[3] = {x, stream, dla_state.max_version};
-    PyObject *capsule;
-    if (stream == Py_None && dla_engine_is_host_type(Py_TYPE(x))) {
-        call_args[1] = dla_state.max_version;
-        capsule = PyObject_VectorcallMethod(
-            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-            dla_state.kwnames_max_version);
-    }
-    else {
-        capsule = PyObject_VectorcallMethod(
-            dla_state.str_dunder_dlpack, call_args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-            dla_state.kwnames_stream_max_version);
-    }
-    if (capsule != NULL) {
-        return capsule;
-    }
-    if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-        DLA_SAVE_EXCEPTION(raised);
-        PyObject *method = PyObject_GetAttr((PyObject *)Py_TYPE(x), dla_state.str_dunder_dlpack);
-        PyErr_Clear();
-        DLA_RESTORE_EXCEPTION(raised);
-        if (method == NULL) {
-            PyErr_Clear();
-            *not_a_producer = true;
-        }
-        Py_XDECREF(method);
-        return NULL;
-    }
-    if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-        return NULL;
-    }
-    return retry_without_keywords(call_args);
-}
-
-/* request_capsule for the C API; from_dlpack's hot path inlines it. */
-PyObject *
-dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
-{
-    return request_capsule(x, stream, not_a_producer);
-}
-
-/* True when from_dlpack's keywords ask for nothing but the zero-copy
- * import a table gives: device=None, copy=None or copy=False.  Keywords
- * written in Python source are interned, so comparing pointers finds them;
- * any other spelling takes the Python path, which is only slower. */
-static bool
-only_zero_copy_keywords(PyObject *const *values, PyObject *kwnames)
-{
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
-        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
-        PyObject *value = values[i];
-        bool fine = (key == dla_state.kw_copy && (value == Py_None || value == Py_False)) ||
-                    (key == dla_state.kw_device && value == Py_None);
-        if (!fine) {
-            return false;
-        }
-    }
-    return true;
-}
-
-PyObject *
-dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                PyObject *kwnames)
-{
-    if (general_from_dlpack == NULL || nargs != 1) {
-        return PyObject_Vectorcall(general_from_dlpack ? general_from_dlpack : Py_None,
-                                   args, (size_t)nargs, kwnames);
-    }
-    /* The producer's C exchange table, when its type has one: no Python
-     * call at all (see exchange_consumer.c).  copy=False and the defaults
-     * take it too, so that one producer's memory is imported the same way
-     * whichever is spelled; any other keyword takes the Python path. */
-    const DLPackExchangeAPI *api = dla_exchange_api_of(Py_TYPE(args[0]));
-    if (api == NULL && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (kwnames != NULL && (api == NULL || !only_zero_copy_keywords(args + 1, kwnames))) {
-        return PyObject_Vectorcall(general_from_dlpack, args, 1, kwnames);
-    }
-    if (api != NULL) {
-        PyObject *array = dla_import_through_table(args[0], api);
-        if (array != Py_None) {
-            return array;
-        }
-        /* The table refused the tensor, or dlarray cannot order its work
-         * after the producer's stream: the protocol decides, and
-         * __dlpack__(stream=...) makes the producer order the work. */
-        Py_DECREF(array);
-        return PyObject_Vectorcall(general_from_dlpack, args, 1, kwnames);
-    }
-    /* Streams: a producer on a device with streams must be told which one
-     * dlarray will use; when that is not None, Python chooses it.
-     * stream=None is passed, not left out: PyTorch's default is -1 ("do
-     * not synchronise"), not the spec's None. */
-    int none_is_right = stream_none_is_right(args[0]);
-    if (none_is_right <= 0) {
-        if (none_is_right < 0) {
-            return NULL;
-        }
-        return PyObject_Vectorcall(general_from_dlpack, args, 1, NULL);
-    }
-    bool not_a_producer;
-    PyObject *capsule = request_capsule(args[0], Py_None, &not_a_producer);
-    if (capsule == NULL) {
-        /* The Python path words the error for a non-producer. */
-        return not_a_producer ? PyObject_Vectorcall(general_from_dlpack, args, 1, NULL)
-                              : NULL;
-    }
-    PyObject *array = dla_consume_capsule(module, capsule);
-    if (array == NULL) {
-        /* A refused capsule dies here and its destructor may be Python code
-         * (a ctypes producer), which cannot run with an exception set. */
-        DLA_SAVE_EXCEPTION(refused);
-        Py_DECREF(capsule);
-        DLA_RESTORE_EXCEPTION(refused);
-        return NULL;
-    }
-    Py_DECREF(capsule);
     return array;
 }

@@ -1,9 +1,52 @@
 /*
- * module.c -- dlarray._core: types, functions and constants.
+ * module.c -- dlarray._core: the module, its functions and constants, and
+ * the module state (dla_state) every file reads.
  */
 #include "core.h"
 
-DLAModuleState dla_state;
+DLAModuleState dla_state = {.array_type = &DLAArrayBase_Type};
+
+void
+dla_state_clear(void)
+{
+    Py_CLEAR(dla_state.str_dlpack_copy);
+    Py_CLEAR(dla_state.str_dlpack_stream);
+    Py_CLEAR(dla_state.kw_stream);
+    Py_CLEAR(dla_state.kw_max_version);
+    Py_CLEAR(dla_state.kw_dl_device);
+    Py_CLEAR(dla_state.kw_copy);
+    Py_CLEAR(dla_state.kw_device);
+    Py_CLEAR(dla_state.str_dunder_dlpack);
+    Py_CLEAR(dla_state.str_dunder_dlpack_device);
+    Py_CLEAR(dla_state.str_keyword);
+    Py_CLEAR(dla_state.str_getitem_general);
+    Py_CLEAR(dla_state.str_transpose_general);
+    Py_CLEAR(dla_state.str_exchange_api);
+    Py_CLEAR(dla_state.str_exchange_api_12);
+    Py_CLEAR(dla_state.str_quiet_context);
+    Py_CLEAR(dla_state.max_version);
+    Py_CLEAR(dla_state.kwnames_stream_max_version);
+    Py_CLEAR(dla_state.kwnames_max_version);
+    Py_CLEAR(dla_state.kwnames_stream);
+    if (dla_state.array_type != &DLAArrayBase_Type) {
+        PyTypeObject *registered = dla_state.array_type;
+        dla_state.array_type = &DLAArrayBase_Type;
+        Py_DECREF(registered);
+    }
+    Py_CLEAR(dla_state.dtype_objects);
+    Py_CLEAR(dla_state.cpu_device);
+    Py_CLEAR(dla_state.device_factory);
+    Py_CLEAR(dla_state.sycl_importer);
+    Py_CLEAR(dla_state.general_from_dlpack);
+    Py_CLEAR(dla_state.stream_choice);
+    Py_CLEAR(dla_state.exchange_work_stream);
+    Py_CLEAR(dla_state.exchange_allocate);
+    Py_CLEAR(dla_state.exchange_order_import);
+    Py_CLEAR(dla_state.engine_array_type);
+    Py_CLEAR(dla_state.engine_error_state_var);
+    Py_CLEAR(dla_state.engine_quiet_value);
+    Py_CLEAR(dla_state.engine_fallback_wrap);
+}
 
 /* register_array_type(cls): arrays made in C are instances of cls, the
  * Python subclass dlarray.DLArray that adds the user-facing methods. */
@@ -16,11 +59,11 @@ register_array_type(PyObject *module, PyObject *cls)
         return NULL;
     }
     Py_INCREF(cls);
-    if (dla_array_type != &DLAArrayBase_Type) {
-        Py_DECREF(dla_array_type);
+    if (dla_state.array_type != &DLAArrayBase_Type) {
+        Py_DECREF(dla_state.array_type);
     }
-    dla_array_type = (PyTypeObject *)cls;
-    dla_adopt_array_class(dla_array_type);
+    dla_state.array_type = (PyTypeObject *)cls;
+    dla_adopt_array_class(dla_state.array_type);
     Py_RETURN_NONE;
 }
 
@@ -155,6 +198,11 @@ static PyMethodDef module_methods[] = {
     {"set_general_from_dlpack", dla_set_general_from_dlpack, METH_O,
      "set_general_from_dlpack(func): the Python from_dlpack used for calls "
      "with device= or copy=."},
+    {"set_stream_choice", dla_set_stream_choice, METH_O,
+     "set_stream_choice(func): func(device_type, device_id) -> the stream "
+     "from_dlpack and the C API pass a producer whose memory stays on that "
+     "device, asked only for a device family with streams (DEVICE_FAMILIES: "
+     "'cuda', 'sycl'); it may raise BufferError."},
     {"new_array", new_array, METH_VARARGS,
      "new_array(owner, data, byte_offset, shape, strides, dtype, device, "
      "flags) -> DLArray"},
@@ -197,12 +245,23 @@ static PyMethodDef module_methods[] = {
  * (which would skip the check); the main interpreter's second import gets
  * its first module back.  docs/design.md has the plan for supporting
  * sub-interpreters and free-threaded CPython properly. */
+/* Releases the module state with the module.  The core keeps its one
+ * module for the main interpreter's later imports (below), so this runs
+ * only if that reference is ever dropped; it is the one place that lists
+ * every reference dla_state holds. */
+static void
+core_module_free(void *module)
+{
+    dla_state_clear();
+}
+
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "dlarray._core",
     .m_doc = "The C core of dlarray: DLPack ABI, capsules, array memory.",
     .m_size = 0,
     .m_methods = module_methods,
+    .m_free = core_module_free,
 };
 
 static PyObject *main_interpreter_module; /* the one module, once made */
@@ -255,9 +314,8 @@ PyInit__core(void)
     dla_state.kw_device = PyUnicode_InternFromString("device");
     dla_state.str_dunder_dlpack = PyUnicode_InternFromString("__dlpack__");
     dla_state.str_dunder_dlpack_device = PyUnicode_InternFromString("__dlpack_device__");
-    dla_state.str_cupy = PyUnicode_InternFromString("cupy");
     dla_state.str_keyword = PyUnicode_InternFromString("keyword");
-    dla_state.str_dpctl = PyUnicode_InternFromString("dpctl");
+    dla_state.str_quiet_context = PyUnicode_InternFromString("dlarray.engine_quiet_context");
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.str_exchange_api = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
@@ -270,9 +328,10 @@ PyInit__core(void)
     dla_state.kwnames_stream_max_version =
         Py_BuildValue("(OO)", dla_state.kw_stream, dla_state.kw_max_version);
     dla_state.kwnames_max_version = Py_BuildValue("(O)", dla_state.kw_max_version);
-    if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device || !dla_state.str_cupy || !dla_state.str_keyword ||
-        !dla_state.str_dpctl ||
-        !dla_state.max_version ||
+    dla_state.kwnames_stream = Py_BuildValue("(O)", dla_state.kw_stream);
+    if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device ||
+        !dla_state.str_keyword || !dla_state.str_quiet_context ||
+        !dla_state.kwnames_stream || !dla_state.max_version ||
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
         !dla_state.kwnames_stream_max_version || !dla_state.kwnames_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
@@ -295,6 +354,7 @@ PyInit__core(void)
         add_int(m, "ARRAY_READONLY", DLA_FLAG_READONLY) < 0 ||
         add_int(m, "ARRAY_PADDED", DLA_FLAG_PADDED) < 0 ||
         add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0 ||
+        PyModule_AddObject(m, "DEVICE_FAMILIES", dla_device_families_as_dict()) < 0 ||
         PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {
         Py_DECREF(m);
         return NULL;

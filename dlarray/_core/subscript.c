@@ -52,7 +52,7 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
     if (is_packed_subbyte(self)) {
         return general_getitem(self, key);
     }
-    if (Py_TYPE(key) == dla_array_type) {
+    if (Py_TYPE(key) == dla_state.array_type) {
         /* x[mask]: a bool array on x's device, both already viewed by the
          * engine, selects through the engine (no floating-point work, so
          * no quiet context).  Everything else about arrays as keys, and

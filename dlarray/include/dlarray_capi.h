@@ -54,7 +54,9 @@ typedef struct {
     /* The producer's current work stream on tensor.device, to launch work
      * on (DLPack's current_work_stream): NULL for CPU memory, for a
      * producer without a table the stream it was asked to order its work
-     * before (cudaStreamLegacy, 0x1, on CUDA). */
+     * before -- on CUDA memory dlarray's work stream (cudaStreamLegacy, 0x1,
+     * unless CuPy's current stream is another), NULL where that is no
+     * handle (a SYCL producer is passed dlarray's queue object). */
     void *stream;
     /* DLPACK_FLAG_BITMASK_* of the tensor: READ_ONLY means do not write.
      * 0 when the producer could not say (dltensor_from_py_object_no_sync
