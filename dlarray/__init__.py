@@ -16,6 +16,8 @@ Examples
 """
 
 import math
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 from dlarray import _core
@@ -29,13 +31,17 @@ if not hasattr(_core, "consume"):
         "or run from another directory to use an installed dlarray."
     )
 
-# _consumer registers the Python from_dlpack with the core on import.
-from dlarray import _consumer, _exchange, storage, subbyte  # noqa: F401
-from dlarray._api import NAMESPACE
+# The layers, from the bottom up; each imports only from those below it
+# (tests/test_layers.py keeps it so, and docs/design.md draws them).
+from dlarray import _array, _consumer, _exchange, _transfer, storage, subbyte
+from dlarray._api import NAMESPACE, array_object, creation, elementwise, indexing_object
 from dlarray._array import DLArray
 from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
+from dlarray._engine import numpy_engine, routing
+from dlarray._storage.family import order_export
+from dlarray._sycl.exchange import check_import
 from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
@@ -49,6 +55,33 @@ if TYPE_CHECKING:
 
 
 from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
+
+# ---- wiring: the calls that run up the layers, made here and only here ----
+# The array object (dlarray._array) calls the layers above it through one
+# table: its operators are the namespace's functions, and its rules that need
+# an engine, a copy or a stream are these.
+_array.DELEGATES.update(NAMESPACE)
+_array.DELEGATES.update(
+    _inplace=array_object.inplace,
+    _scalar=array_object.to_scalar,
+    _repr=array_object.repr_of,
+    _getitem=indexing_object.getitem,
+    _setitem=indexing_object.setitem,
+    _to_device=creation.to_device,
+    _dlpack_copy=_transfer.copy_to_device,
+    _dlpack_check_stream=order_export,
+    _namespace=sys.modules[__name__],
+)
+_array.ELEMENTWISE_KERNELS.update(elementwise.KERNELS)
+# The C core calls up too: the complete from_dlpack for what its fast path
+# does not handle, the consumer's stream choice, the SYCL import check, the
+# exchange table's hooks, and the engine's wrap for the results of kernels.
+_core.set_general_from_dlpack(_consumer.from_dlpack)
+_core.set_stream_choice(_consumer.stream_choice)
+_core.set_sycl_importer(check_import)
+_core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
+if numpy_engine.ERROR_STATE is not None:
+    _core.register_engine(numpy_engine.ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
@@ -81,8 +114,6 @@ def get_include() -> str:
     >>> sorted(f for f in os.listdir(dlarray.get_include()) if f.endswith(".h"))
     ['dlarray_capi.h', 'dlpack_abi.h']
     """
-    import os
-
     return os.path.join(os.path.dirname(__file__), "include")
 
 

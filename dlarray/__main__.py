@@ -36,6 +36,7 @@ from types import ModuleType
 from typing import Any
 
 import dlarray
+from dlarray._device import kinds_of
 
 VALUES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 REPEATS = 300  # timing batches per exchange; the median batch is reported
@@ -209,10 +210,9 @@ def _cupy_make(cupy: ModuleType, values: list[float], device: dlarray.Device) ->
 
 
 def _dpnp_make(dpnp: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    from dlarray._storage.sycl import KIND_OF_USM
     from dlarray._sycl.runtime import root_device
 
-    usm_type = {kind: usm for usm, kind in KIND_OF_USM.items()}[device.kind]
+    usm_type = device.memory.usm_type
     sycl_device = root_device(device.index)
     return dpnp.asarray(values, dtype="float32", usm_type=usm_type, device=sycl_device)
 
@@ -226,7 +226,7 @@ def _numpy_make(numpy: ModuleType, values: list[float], device: dlarray.Device) 
     return numpy.asarray(values, dtype=numpy.float32)
 
 
-SYCL_USM_KINDS = ("sycl", "sycl_shared", "sycl_host")
+SYCL_USM_KINDS = kinds_of("sycl")
 
 # One row per peer reads best as a table, so the formatter leaves it alone.
 # numpy's from_dlpack also takes CUDA pinned and managed memory, which the

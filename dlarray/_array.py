@@ -11,18 +11,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from dlarray import _core
-from dlarray._device import CPU, SYCL_KINDS, Device, device_of
+import dlarray._core as _core
+from dlarray._device import CPU, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._views import permute_dims
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_TYPES = frozenset({bool, int, float, complex})
 
-#: name -> namespace function, for the operators (filled by dlarray._api).
-_OPERATORS: dict[str, Any] = {}
+# The array object sits below the layers that compute, copy and index: it
+# reaches them through this one table, which dlarray/__init__.py fills once
+# every layer is loaded (and so no module here imports upwards).  Its keys:
+#   the namespace functions the operators mean ("add", "negative", ...);
+#   "_inplace", "_scalar", "_getitem", "_setitem", "_repr": the array
+#   object's rules that need an engine (dlarray._api.array_object,
+#   dlarray._api.indexing_object);
+#   "_to_device", "_dlpack_copy", "_dlpack_check_stream": moving memory
+#   (dlarray._api.creation, dlarray._transfer, the memory families);
+#   "_namespace": the dlarray module itself.
+DELEGATES: dict[str, Any] = {}
 #: name -> (kernel, allowed dtypes) of elementwise functions, so that an
-#: operator can try the C fast path itself (filled by dlarray._api.elementwise).
-_ELEMENTWISE_KERNELS: dict[str, tuple[Any, frozenset[Any]]] = {}
+#: operator can try the C fast path itself (filled with DELEGATES).
+ELEMENTWISE_KERNELS: dict[str, tuple[Any, frozenset[Any]]] = {}
 _fast_binary = _core.engine_binary
 
 
@@ -30,14 +40,14 @@ def _forward(name: str, *, scalars: bool = True) -> Any:
     accepted = _SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
-        fast = _ELEMENTWISE_KERNELS.get(name)
+        fast = ELEMENTWISE_KERNELS.get(name)
         if fast is not None:
             result = _fast_binary(fast[0], fast[1], self, other)
             if result is not None:
                 return result
         if type(other) is not DLArray and type(other) not in accepted:
             return NotImplemented
-        return _OPERATORS[name](self, other)
+        return DELEGATES[name](self, other)
 
     method.__name__ = f"__{name}__"
     return method
@@ -49,7 +59,7 @@ def _reflected(name: str, *, scalars: bool = True) -> Any:
     def method(self: DLArray, other: Any, /) -> Any:
         if type(other) is not DLArray and type(other) not in accepted:
             return NotImplemented
-        return _OPERATORS[name](other, self)
+        return DELEGATES[name](other, self)
 
     return method
 
@@ -60,7 +70,7 @@ def _inplace(name: str, *, scalars: bool = True) -> Any:
     def method(self: DLArray, other: Any, /) -> Any:
         if type(other) is not DLArray and type(other) not in accepted:
             return NotImplemented
-        return _OPERATORS["_inplace"](name, self, other)
+        return DELEGATES["_inplace"](name, self, other)
 
     return method
 
@@ -142,8 +152,6 @@ class DLArray(_core.ArrayBase):
     # general paths they hand everything else to.
 
     def _transpose_general(self) -> DLArray:
-        from dlarray._views import permute_dims
-
         return permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
 
     @property
@@ -158,8 +166,6 @@ class DLArray(_core.ArrayBase):
         >>> dlarray.zeros((5, 2, 3)).mT.shape  # a stack of five 3x2 matrices
         (5, 3, 2)
         """
-        from dlarray._views import permute_dims
-
         if self.ndim < 2:
             raise ValueError(f"mT needs an array with at least 2 axes, this one has {self.ndim}")
         axes = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
@@ -198,12 +204,10 @@ class DLArray(_core.ArrayBase):
         return (self[i] for i in range(self.shape[0]))
 
     def _getitem_general(self, key: Any, /) -> DLArray:
-        return _OPERATORS["_getitem"](self, key)
+        return DELEGATES["_getitem"](self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        from dlarray._api.indexing_object import setitem
-
-        setitem(self, key, value)
+        DELEGATES["_setitem"](self, key, value)
 
     # ---- the Array API ----
 
@@ -223,14 +227,12 @@ class DLArray(_core.ArrayBase):
         >>> xp.sum(x)
         dlarray.asarray(3.0, dtype=dlarray.float64)
         """
-        import dlarray
-
         if api_version is not None and api_version not in _SUPPORTED_API_VERSIONS:
             raise ValueError(
                 f"__array_namespace__(api_version={api_version!r}): dlarray implements "
                 f"the Array API versions {', '.join(_SUPPORTED_API_VERSIONS)}"
             )
-        return dlarray
+        return DELEGATES["_namespace"]
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> DLArray:
         """This array on ``device``: itself if already there, else a copy.
@@ -247,12 +249,10 @@ class DLArray(_core.ArrayBase):
         >>> x.to_device((1, 0)) is x
         True
         """
-        from dlarray._api.creation import to_device
+        return DELEGATES["_to_device"](self, device, stream=stream)
 
-        return to_device(self, device, stream=stream)
-
-    # Operators are the namespace functions of the same meaning; _OPERATORS is
-    # filled by dlarray._api when the namespace loads.  Operands that are
+    # Operators are the namespace functions of the same meaning, found in
+    # DELEGATES.  Operands that are
     # neither arrays nor Python scalars get NotImplemented, so Python can try
     # the other operand's reflected method.
     __add__ = _forward("add")
@@ -305,45 +305,38 @@ class DLArray(_core.ArrayBase):
     __imatmul__ = _inplace("matmul", scalars=False)
 
     def __neg__(self, /) -> DLArray:
-        return _OPERATORS["negative"](self)
+        return DELEGATES["negative"](self)
 
     def __pos__(self, /) -> DLArray:
-        return _OPERATORS["positive"](self)
+        return DELEGATES["positive"](self)
 
     def __abs__(self, /) -> DLArray:
-        return _OPERATORS["abs"](self)
+        return DELEGATES["abs"](self)
 
     def __invert__(self, /) -> DLArray:
-        return _OPERATORS["bitwise_invert"](self)
+        return DELEGATES["bitwise_invert"](self)
 
     # ---- conversion of 0-d arrays to Python scalars ----
 
     def __bool__(self, /) -> bool:
-        return bool(_OPERATORS["_scalar"](self, "__bool__", "all"))
+        return bool(DELEGATES["_scalar"](self, "__bool__", "all"))
 
     def __int__(self, /) -> int:
-        return int(_OPERATORS["_scalar"](self, "__int__", "real-valued or bool"))
+        return int(DELEGATES["_scalar"](self, "__int__", "real-valued or bool"))
 
     def __index__(self, /) -> int:
-        return int(_OPERATORS["_scalar"](self, "__index__", "integer"))
+        return int(DELEGATES["_scalar"](self, "__index__", "integer"))
 
     def __float__(self, /) -> float:
-        return float(_OPERATORS["_scalar"](self, "__float__", "real-valued or bool"))
+        return float(DELEGATES["_scalar"](self, "__float__", "real-valued or bool"))
 
     def __complex__(self, /) -> complex:
-        return complex(_OPERATORS["_scalar"](self, "__complex__", "all"))
+        return complex(DELEGATES["_scalar"](self, "__complex__", "all"))
 
     # ---- conversions and display ----
 
     def __repr__(self) -> str:
-        from dlarray._engine import numpy_engine
-
-        where = "" if self.device == CPU else f", device={self.device!r}"
-        if numpy_engine.can_view(self):
-            body = repr(numpy_engine.to_numpy(self).tolist())
-        else:
-            body = f"<{self.size} elements>"
-        return f"dlarray.asarray({body}, dtype={self.dtype!r}{where})"
+        return DELEGATES["_repr"](self)
 
     # ---- hooks called by the C core's __dlpack__ ----
 
@@ -351,30 +344,21 @@ class DLArray(_core.ArrayBase):
         """A copy of this array on ``dl_device``, for ``__dlpack__(copy=True)``
         or an export to another device.  Raises ``BufferError`` when dlarray
         cannot reach that device."""
-        from dlarray._transfer import copy_to_device
-
         # A copy on the array's own device keeps its memory kind (the SYCL
         # kinds share one device type).
         if tuple(dl_device) == self._dl_device:
-            return copy_to_device(self, self.device)
+            return DELEGATES["_dlpack_copy"](self, self.device)
         try:
             target = Device.from_dlpack(dl_device)
         except ValueError as exc:  # a negative id, say
             raise BufferError(f"__dlpack__(dl_device={dl_device}): {exc}") from None
-        return copy_to_device(self, target)
+        return DELEGATES["_dlpack_copy"](self, target)
 
     def _dlpack_check_stream(self, stream: object) -> None:
         """Validate ``stream`` and order dlarray's work before it, for arrays
-        not in plain host memory (see :mod:`dlarray._cuda.streams` and
-        :mod:`dlarray._sycl.exchange`)."""
-        from dlarray._transfer import order_for_consumer
-
-        device = self.device
-        if device.kind in SYCL_KINDS:
-            from dlarray._sycl.exchange import check_exportable
-
-            check_exportable(self._owner, device)
-        order_for_consumer(stream, device)
+        not in plain host memory (the memory family of the array's kind
+        does it: see dlarray._storage)."""
+        DELEGATES["_dlpack_check_stream"](self, stream)
 
 
 _core.register_array_type(DLArray)

@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dlarray import _core
+import dlarray._core as _core
 from dlarray._array import DLArray
-from dlarray._cuda.streams import CUDA_DEVICE_TYPES, work_stream
-from dlarray._device import CUDA_KINDS, SYCL_KINDS, Device, DLDeviceType, as_device
-from dlarray._sycl.exchange import check_import
+from dlarray._device import Device, as_device
+from dlarray._storage.family import family_of_type
 from dlarray._transfer import copy_array, copy_to_device
 
 MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
@@ -150,43 +149,27 @@ def _source_device(x: Any) -> tuple[int, int] | None:
         return None
 
 
+def stream_choice(device_type: int, device_id: int) -> Any:
+    """The ``stream`` dlarray passes a producer whose memory is on
+    ``(device_type, device_id)`` and stays there: None for memory without
+    streams, dlarray's work stream on a CUDA memory kind, its queue on a
+    SYCL device (the memory family decides, see dlarray._storage.family).
+
+    This is the one statement of the consumer's stream choice: the C fast
+    path of ``dlarray.from_dlpack``, the exchange-table path and the C API
+    for extensions call it too (registered in dlarray/__init__.py)."""
+    return family_of_type(device_type).consumer_stream(device_type, device_id)
+
+
 def _stream_for(source: tuple[int, int] | None, target: Device | None) -> Any:
-    """The ``stream`` to pass: dlarray's work stream (CUDA) or queue (SYCL)
-    when the data stays in that device's memory; None (the only value
-    allowed) when it comes to the host."""
-    if source is not None and source[0] == DLDeviceType.kDLOneAPI:
-        return _queue_for(source[1], target)
-    if source is None or source[0] not in CUDA_DEVICE_TYPES:
+    """The ``stream`` to pass: the choice above when the data stays in the
+    producer's memory family; None (the only value allowed) when it comes to
+    the host or goes elsewhere."""
+    if source is None:
         return None
-    if target is not None and target.kind not in CUDA_KINDS:
+    if target is not None and target.memory.family != family_of_type(source[0]).name:
         return None
-    device_type, device_id = source
-    if device_type != int(DLDeviceType.kDLCUDA):
-        return work_stream(None)  # managed or pinned: the current GPU's
-    _check_gpu_exists(device_id)
-    return work_stream(device_id)
-
-
-def _queue_for(device_id: int, target: Device | None) -> Any:
-    if target is not None and target.kind not in SYCL_KINDS:
-        return None
-    from dlarray._sycl import runtime
-
-    if not runtime.available():
-        return None  # the import check refuses the tensor, saying why
-    return runtime.work_queue(device_id)
-
-
-def _check_gpu_exists(device_id: int) -> None:
-    from dlarray._cuda.runtime import available, runtime
-
-    if available():
-        count = runtime().device_count()
-        if not 0 <= device_id < count:
-            raise BufferError(
-                f"from_dlpack: the producer's memory is on GPU {device_id}, and this "
-                f"process sees {count} GPU(s); check CUDA_VISIBLE_DEVICES"
-            )
+    return stream_choice(*source)
 
 
 def _keywords_refused(exc: TypeError) -> bool:
@@ -226,7 +209,3 @@ def _no_dlpack(x: Any) -> AttributeError:
         f"from_dlpack: {type(x).__name__} has no __dlpack__ method, so it is not a DLPack "
         f"producer; for Python data or buffers use dlarray.asarray"
     )
-
-
-_core.set_general_from_dlpack(from_dlpack)
-_core.set_sycl_importer(check_import)

@@ -2,17 +2,21 @@
 
 A :class:`Device` is a memory kind plus an index, named the Array API way
 (``Device("cpu")``, ``Device("cuda", 1)``).  Each kind corresponds to one
-DLPack ``DLDeviceType``; the table ``_KINDS`` is the only place that pairs
-them.  The three SYCL USM kinds share ``kDLOneAPI`` (DLPack does not say
+DLPack ``DLDeviceType``; the memory-kind table ``KINDS`` is the only place
+that pairs them, and says for each kind which runtime drives it and whether
+the host can read it.  The three SYCL USM kinds share ``kDLOneAPI`` (DLPack does not say
 which kind a pointer is; dpctl does), and a bare ``(14, i)`` pair means
 ``Device("sycl", i)``, device memory.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import operator
 from typing import Final
+
+import dlarray._core as _core
 
 
 class DLDeviceType(enum.IntEnum):
@@ -51,33 +55,80 @@ class DLDeviceType(enum.IntEnum):
     kDLTrn = 18
 
 
-# kind name -> DLDeviceType.  "cpu" is memory dlarray allocates itself; the
-# other kinds are named for the allocator behind them.
-_KINDS: Final[dict[str, DLDeviceType]] = {
-    "cpu": DLDeviceType.kDLCPU,
-    "cuda": DLDeviceType.kDLCUDA,
-    "cuda_host": DLDeviceType.kDLCUDAHost,
-    "cuda_managed": DLDeviceType.kDLCUDAManaged,
-    "opencl": DLDeviceType.kDLOpenCL,
-    "vulkan": DLDeviceType.kDLVulkan,
-    "metal": DLDeviceType.kDLMetal,
-    "vpi": DLDeviceType.kDLVPI,
-    "rocm": DLDeviceType.kDLROCM,
-    "rocm_host": DLDeviceType.kDLROCMHost,
-    "ext_dev": DLDeviceType.kDLExtDev,
-    "sycl": DLDeviceType.kDLOneAPI,
-    "sycl_shared": DLDeviceType.kDLOneAPI,
-    "sycl_host": DLDeviceType.kDLOneAPI,
-    "webgpu": DLDeviceType.kDLWebGPU,
-    "hexagon": DLDeviceType.kDLHexagon,
-    "maia": DLDeviceType.kDLMAIA,
-    "trn": DLDeviceType.kDLTrn,
+@dataclasses.dataclass(frozen=True)
+class MemoryKind:
+    """One row of the memory-kind table: everything dlarray needs to know
+    about a kind of memory, in one place.  Code asks the row (``device.memory``),
+    never lists kinds of its own."""
+
+    #: The kind's name, as ``Device(name)`` takes it.
+    name: str
+    #: The DLPack device type of its memory.
+    device_type: DLDeviceType
+    #: The runtime that drives it: "host", "cuda", "sycl", or "none" (an
+    #: address dlarray can exchange but neither allocate nor copy).  The C
+    #: core's device table says it per device type (_core.DEVICE_FAMILIES).
+    family: str
+    #: Whether the host may read and write it directly (after waiting for the
+    #: device's queued work).
+    host_readable: bool
+    #: The library whose kernels compute on it ("numpy", "cupy", "dpnp"),
+    #: or None: such memory is exchanged and copied, not computed on.
+    engine: str | None
+    #: SYCL's name for the USM kind ("device", "shared", "host"); None elsewhere.
+    usm_type: str | None
+
+
+def _row(
+    name: str,
+    device_type: DLDeviceType,
+    *,
+    host_readable: bool = False,
+    engine: str | None = None,
+    usm_type: str | None = None,
+) -> MemoryKind:
+    family = _core.DEVICE_FAMILIES[int(device_type)]
+    return MemoryKind(name, device_type, family, host_readable, engine, usm_type)
+
+
+T = DLDeviceType
+#: The memory-kind table.  "cpu" is memory dlarray allocates itself; the
+#: other kinds are named for the allocator behind them.  The three SYCL USM
+#: kinds share kDLOneAPI; the first row of a device type is the kind a bare
+#: (device_type, device_id) pair names.
+KINDS: Final[dict[str, MemoryKind]] = {
+    row.name: row
+    for row in (
+        _row("cpu", T.kDLCPU, host_readable=True, engine="numpy"),
+        _row("cuda", T.kDLCUDA, engine="cupy"),
+        _row("cuda_managed", T.kDLCUDAManaged, host_readable=True),
+        _row("cuda_host", T.kDLCUDAHost, host_readable=True),
+        _row("opencl", T.kDLOpenCL),
+        _row("vulkan", T.kDLVulkan),
+        _row("metal", T.kDLMetal),
+        _row("vpi", T.kDLVPI),
+        _row("rocm", T.kDLROCM),
+        _row("rocm_host", T.kDLROCMHost),
+        _row("ext_dev", T.kDLExtDev),
+        _row("sycl", T.kDLOneAPI, engine="dpnp", usm_type="device"),
+        _row("sycl_shared", T.kDLOneAPI, host_readable=True, engine="dpnp", usm_type="shared"),
+        _row("sycl_host", T.kDLOneAPI, host_readable=True, engine="dpnp", usm_type="host"),
+        _row("webgpu", T.kDLWebGPU),
+        _row("hexagon", T.kDLHexagon),
+        _row("maia", T.kDLMAIA),
+        _row("trn", T.kDLTrn),
+    )
 }
+del T
 _MAX_DEVICE_ID: Final = 2**31 - 1
 # DLDeviceType -> kind name: the first kind of each type ("sycl" for kDLOneAPI).
 _NAMES: Final[dict[int, str]] = {}
-for _name, _type in _KINDS.items():
-    _NAMES.setdefault(int(_type), _name)
+for _kind in KINDS.values():
+    _NAMES.setdefault(int(_kind.device_type), _kind.name)
+#: DLDeviceType -> the row of the kind a bare pair names.
+KIND_OF_TYPE: Final = {t: KINDS[name] for t, name in _NAMES.items()}
+#: SYCL's USM type name -> dlarray's kind name.
+KIND_OF_USM: Final = {k.usm_type: k.name for k in KINDS.values() if k.usm_type}
 
 
 class Device:
@@ -102,12 +153,13 @@ class Device:
     (2, 1)
     """
 
-    __slots__ = ("_index", "_kind")
+    __slots__ = ("_index", "_kind", "_memory")
 
     def __init__(self, kind: str, index: int = 0) -> None:
         if not isinstance(kind, str):
             raise TypeError(f"Device kind must be a str such as 'cpu', got {kind!r}")
-        if kind not in _KINDS:
+        memory = KINDS.get(kind)
+        if memory is None:
             raise ValueError(_unknown_kind(kind))
         if not isinstance(index, int) or isinstance(index, bool):
             raise TypeError(f"Device index must be an int, got {index!r}")
@@ -118,6 +170,7 @@ class Device:
             )
         self._kind = kind
         self._index = index
+        self._memory = memory
 
     @classmethod
     def from_dlpack(cls, pair: tuple[int, int]) -> Device:
@@ -154,6 +207,19 @@ class Device:
         return self._kind
 
     @property
+    def memory(self) -> MemoryKind:
+        """The kind's row of the memory-kind table.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> m = dlarray.Device("cuda_managed").memory
+        >>> m.family, m.host_readable, int(m.device_type)
+        ('cuda', True, 13)
+        """
+        return self._memory
+
+    @property
     def index(self) -> int:
         """The device ordinal.
 
@@ -179,7 +245,7 @@ class Device:
         >>> dlarray.Device("sycl_shared", 0).dlpack
         (14, 0)
         """
-        return (int(_KINDS[self._kind]), self._index)
+        return (int(self._memory.device_type), self._index)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Device):
@@ -195,12 +261,17 @@ class Device:
 
 CPU: Final = Device("cpu", 0)
 
-#: The memory kinds dlarray allocates through the CUDA runtime.
-CUDA_KINDS: Final = frozenset({"cuda", "cuda_managed", "cuda_host"})
 
-#: The SYCL USM kinds (device, shared, host), allocated through dpctl: the
-#: kinds of kDLOneAPI.
-SYCL_KINDS: Final = frozenset(k for k, t in _KINDS.items() if t == DLDeviceType.kDLOneAPI)
+def kinds_of(family: str) -> tuple[str, ...]:
+    """The kinds of one memory family, in table order.
+
+    Examples
+    --------
+    >>> from dlarray._device import kinds_of
+    >>> kinds_of("sycl")
+    ('sycl', 'sycl_shared', 'sycl_host')
+    """
+    return tuple(k.name for k in KINDS.values() if k.family == family)
 
 
 def device_of(pair: tuple[int, int], owner: object) -> Device:
@@ -218,11 +289,11 @@ def device_of(pair: tuple[int, int], owner: object) -> Device:
 def _unknown_kind(kind: str) -> str:
     """The message for a device kind dlarray does not know; 'cuda:1' is how
     PyTorch writes an index, so it gets the two ways dlarray takes one."""
-    message = f"unknown device kind {kind!r}; known kinds: {', '.join(_KINDS)}"
+    message = f"unknown device kind {kind!r}; known kinds: {', '.join(KINDS)}"
     name, colon, index = kind.partition(":")
-    if colon and name in _KINDS:
+    if colon and name in KINDS:
         index = index if index.isdigit() else "0"
-        pair = (int(_KINDS[name]), int(index))
+        pair = (int(KINDS[name].device_type), int(index))
         message += (
             f". A kind names no index: write dlarray.Device({name!r}, {index}) or the "
             f"DLPack pair {pair}"

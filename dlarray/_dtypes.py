@@ -8,7 +8,7 @@ dtype`` exists once and no code ladders over type codes.
 
 from __future__ import annotations
 
-from dlarray import _core
+import dlarray._core as _core
 
 
 class DType:

@@ -11,14 +11,19 @@ the single place that checks it.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from dlarray._array import DLArray
+import dlarray._core as _core
+
+# Views need only the C half of the array object (its layout and _view), so
+# this module sits below dlarray._array, which uses it; a view is an array of
+# the type of its parent.
+Array = TypeVar("Array", bound=_core.ArrayBase)
 
 
 def _make_view(
-    x: DLArray, shape: tuple[int, ...], strides: tuple[int, ...], offset_elements: int
-) -> DLArray:
+    x: Array, shape: tuple[int, ...], strides: tuple[int, ...], offset_elements: int
+) -> Array:
     dtype = x.dtype
     if dtype.is_subbyte and not x._padded:
         offset_bits = offset_elements * dtype.bits
@@ -36,10 +41,10 @@ def _make_view(
         byte_offset = x._byte_offset + offset_bits // 8
     else:
         byte_offset = x._byte_offset + offset_elements * dtype.itemsize
-    return x._view(shape, strides, byte_offset)
+    return cast(Array, x._view(shape, strides, byte_offset))
 
 
-def basic_index(x: DLArray, key: Any) -> DLArray:
+def basic_index(x: Array, key: Any) -> Array:
     """``x[key]`` for integers, slices, ``...`` and ``None``."""
     if not isinstance(key, tuple):
         key = (key,)
@@ -90,7 +95,7 @@ def basic_index(x: DLArray, key: Any) -> DLArray:
     return _make_view(x, tuple(new_shape), tuple(new_strides), offset)
 
 
-def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """Reorder the axes of ``x`` (a view).
 
     Examples

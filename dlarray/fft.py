@@ -30,7 +30,8 @@ from dlarray._api._linalg_helpers import array_arg, check_device, int_arg, resul
 from dlarray._array import DLArray
 from dlarray._device import Device
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import quiet, wrap
+from dlarray._engine.numpy_engine import quiet
+from dlarray._engine.routing import wrap
 from dlarray._rules import CATEGORIES, COMPLEX_OF, DEFAULT_DTYPES, REAL_OF, normalize_axis
 
 __all__ = [

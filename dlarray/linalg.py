@@ -38,7 +38,8 @@ from dlarray._api._linalg_helpers import (
 from dlarray._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype, quiet, to_numpy, wrap
+from dlarray._engine.numpy_engine import numpy_dtype, quiet
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import (
     COMPLEX_OF,
     DEFAULT_DTYPES,
@@ -491,7 +492,7 @@ def _rtol_array(rtol: Any, x: DLArray, func: str) -> Any:
     if isinstance(rtol, DLArray):
         common_device((x, rtol), func)
         check_dtype(rtol.dtype, "real floating", f"{func}(rtol=...)")
-        tol = to_numpy(rtol)
+        tol = engine_view(rtol)
         try:
             np.broadcast_to(tol, x.shape[:-2])
         except ValueError:

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from dlarray import _core
+import dlarray._core as _core
 from dlarray._array import DLArray, retag
-from dlarray._creation import empty
+from dlarray._creation import cast, empty
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
 from dlarray._engine import numpy_engine
 
@@ -141,7 +141,7 @@ def to_codes(x: DLArray) -> DLArray:
     """
     _require_subbyte(x.dtype)
     if x._padded:
-        return numpy_engine.cast(retag(x, _UINT8, padded=False), _UINT8)
+        return cast(retag(x, _UINT8, padded=False), _UINT8)
     n, bits = x.size, x.dtype.bits
     raw = numpy_engine.to_numpy(packed_bytes(x))
     bit_stream = np.unpackbits(raw, bitorder="little")[: n * bits].reshape(n, bits)

@@ -50,7 +50,7 @@ CASES = [
      lambda: dlarray.subbyte.from_codes([1, 2], dlarray.float4_e2m1fn, padded=True).__dlpack__(),
      BufferError, ["padded", "max_version"]),
     ("engine view of memory no engine computes on is an exchange failure",
-     lambda: dlarray._engine.numpy_engine.to_numpy(
+     lambda: dlarray._engine.routing.engine_view(
          _core.new_array(None, 0, 0, (0,), None, (2, 32, 1), (13, 0), 0)),
      BufferError, ["host memory", "CuPy", "cuda_managed", "to_device('cpu')"]),
     # ---- ValueError: consumed capsule, bad stream, bad value ----

@@ -17,12 +17,10 @@ from types import ModuleType
 from typing import Any
 
 from dlarray._api import (
-    array_object,
     creation,
     dtype_functions,
     elementwise,
     indexing_functions,
-    indexing_object,
     info,
     linear_algebra,
     manipulation,
@@ -32,7 +30,6 @@ from dlarray._api import (
     statistical,
     utility,
 )
-from dlarray._array import _OPERATORS
 
 CHAPTERS: tuple[ModuleType, ...] = (
     creation,
@@ -53,9 +50,3 @@ NAMESPACE: dict[str, Any] = {}
 for _chapter in CHAPTERS:
     for _name in _chapter.__all__:
         NAMESPACE[_name] = getattr(_chapter, _name)
-
-# The array object's operators call these (see dlarray._array._forward).
-_OPERATORS.update(NAMESPACE)
-_OPERATORS["_inplace"] = array_object.inplace
-_OPERATORS["_scalar"] = array_object.to_scalar
-_OPERATORS["_getitem"] = indexing_object.getitem

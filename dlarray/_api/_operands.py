@@ -16,7 +16,8 @@ import numpy as np
 
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype, to_numpy
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import engine_view
 from dlarray._rules import (
     CATEGORIES,
     SCALAR_TYPES,
@@ -37,7 +38,7 @@ def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
     dtype = x.dtype
     if dtype not in allowed:
         check_dtype(dtype, category, func)
-    return to_numpy(x)
+    return engine_view(x)
 
 
 def scalar_array(value: Any, dtype: DType, func: str) -> Any:
@@ -62,7 +63,7 @@ def _array_and_scalar(
     dtype = scalar_dtype(value, x.dtype, func)
     if dtype not in allowed:
         check_dtype(x.dtype, category, func)
-    a = to_numpy(x)
+    a = engine_view(x)
     if dtype is not x.dtype:
         a = a.astype(numpy_dtype(dtype))
     return a, scalar_array(value, dtype, func), dtype
@@ -87,7 +88,7 @@ def binary(
         dev1, dev2 = x1.device, x2.device
         if dev1 is not dev2 and dev1 != dev2:
             common_device((x1, x2), func)
-        a1, a2 = to_numpy(x1), to_numpy(x2)
+        a1, a2 = engine_view(x1), engine_view(x2)
         if d1 is not dtype:
             a1 = a1.astype(numpy_dtype(dtype))
         if d2 is not dtype:

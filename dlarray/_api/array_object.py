@@ -1,16 +1,19 @@
 """The array object's operators that are more than a namespace call.
 
 Binary operators call the namespace function of the same meaning directly
-(``dlarray._array._forward``); the in-place forms and the conversions to
-Python scalars have rules of their own, kept here.
+(``dlarray._array._forward``); the in-place forms, the conversions to
+Python scalars and ``repr`` have rules of their own, kept here.  The array
+object reaches them through ``dlarray._array.DELEGATES``, which
+dlarray/__init__.py fills.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dlarray._array import _OPERATORS, DLArray
-from dlarray._engine.numpy_engine import to_numpy
+from dlarray._array import DELEGATES, DLArray
+from dlarray._device import CPU
+from dlarray._engine.routing import can_view, engine_view
 from dlarray._rules import CATEGORIES
 
 _CONVERSION_CATEGORY = {
@@ -38,7 +41,7 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
     shape (``other`` broadcasting ``x`` up) raises ``ValueError``.
     """
     check_writable(x, f"in-place {name}")
-    result = _OPERATORS[name](x, other)
+    result = DELEGATES[name](x, other)
     if result.dtype is not x.dtype:
         raise TypeError(
             f"in-place {name}: the result has dtype {result.dtype.name}, but x is "
@@ -50,7 +53,7 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
             f"in-place {name}: the result has shape {result.shape}, but x has shape "
             f"{x.shape}; an in-place operation cannot broadcast x"
         )
-    to_numpy(x)[...] = to_numpy(result)
+    engine_view(x)[...] = engine_view(result)
     return x
 
 
@@ -67,4 +70,15 @@ def to_scalar(x: DLArray, method: str, category: str) -> Any:
         )
     if x.dtype not in _CONVERSION_CATEGORY[category]:
         raise TypeError(f"{method}: needs a {category} array, got dtype {x.dtype.name}")
-    return to_numpy(x).item()
+    return engine_view(x).item()
+
+
+def repr_of(x: DLArray) -> str:
+    """``repr(x)``: the ``dlarray.asarray(...)`` call that makes it again,
+    where the host engine can read the elements."""
+    where = "" if x.device == CPU else f", device={x.device!r}"
+    if can_view(x):
+        body = repr(engine_view(x).tolist())
+    else:
+        body = f"<{x.size} elements>"
+    return f"dlarray.asarray({body}, dtype={x.dtype!r}{where})"

@@ -1,6 +1,7 @@
 """Creation functions of the standard, and moving arrays between devices.
 
-``empty``, ``zeros`` and ``asarray`` are the core's (:mod:`dlarray._creation`);
+``empty`` and ``zeros`` are the core's (:mod:`dlarray._creation`), ``asarray``
+is :mod:`dlarray._asarray`'s;
 this chapter adds the rest.  New arrays are allocated by dlarray's own
 storage and filled by the engine through a zero-copy view, so every array a
 creation function returns owns dlarray memory.
@@ -14,14 +15,16 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
+from dlarray._asarray import asarray
 from dlarray._consumer import from_dlpack
-from dlarray._creation import asarray, empty, zeros
-from dlarray._cuda.streams import parse_stream
-from dlarray._device import CUDA_KINDS, SYCL_KINDS, Device, as_device
+from dlarray._creation import empty, zeros
+from dlarray._device import Device, as_device
 from dlarray._dtypes import DType, as_dtype
-from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
-from dlarray._transfer import check_allocatable, copy_to_device, order_for_consumer
+from dlarray._storage.family import family_of
+from dlarray._transfer import copy_to_device
 
 __all__ = [
     "arange",
@@ -77,13 +80,10 @@ def _fill_view(out: DLArray) -> Any:
     """A writable engine view for filling a new array in place.  Managed and
     pinned memory are host memory that the engines do not compute on (see
     docs/cuda.md), but filling writes no new array, so NumPy may view them."""
-    if out.device.kind in _CUDA_HOST_MEMORY:
+    memory = out.device.memory
+    if memory.engine is None and memory.host_readable:
         return np.from_dlpack(out)
-    return to_numpy(out)
-
-
-# CUDA memory NumPy can view for a fill (see _fill_view).
-_CUDA_HOST_MEMORY = frozenset({"cuda_host", "cuda_managed"})
+    return engine_view(out)
 
 
 def _filled(shape: Any, value: Any, dtype: DType, device: Any) -> DLArray:
@@ -329,7 +329,7 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     if len({x.dtype for x in arrays}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
     common_device(arrays, "meshgrid")
-    views: list[Any] = [to_numpy(x) for x in arrays]
+    views: list[Any] = [engine_view(x) for x in arrays]
     grids = np.meshgrid(*views, indexing=indexing)  # type: ignore[call-overload]
     return tuple(wrap(np.ascontiguousarray(g)) for g in grids)
 
@@ -339,7 +339,7 @@ def _triangle(x: DLArray, k: int, func: str, kernel: Any) -> DLArray:
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have at least 2 axes, got shape {x.shape}")
-    return wrap(kernel(to_numpy(x), k=k))
+    return wrap(kernel(engine_view(x), k=k))
 
 
 def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
@@ -376,14 +376,13 @@ def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
     ``dpctl.SyclQueue``.
     """
     target = as_device(device)
-    if stream is not None and target.kind not in CUDA_KINDS | SYCL_KINDS:
-        raise ValueError(f"to_device(stream={stream!r}): {target} has no streams; pass stream=None")
-    if stream is not None and target.kind in CUDA_KINDS:
-        parse_stream(stream, "to_device")
+    family = family_of(target)
+    if stream is not None:
+        family.check_stream(stream, target, "to_device")
     if target == x.device:
         return x
-    check_allocatable(target)
+    family.check_allocatable(target)
     out = copy_to_device(x, target)
     if stream is not None:
-        order_for_consumer(stream, target, "to_device")
+        family.order_for_consumer(stream, target, "to_device")
     return out

@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
+from dlarray._creation import cast
 from dlarray._device import as_device
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import cast, numpy_dtype
+from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._rules import CATEGORIES, KINDS, REAL_OF, promote
 from dlarray._rules import result_type as _result_type
-from dlarray._transfer import check_allocatable, copy_array, copy_to_device
+from dlarray._storage.allocation import check_allocatable
+from dlarray._transfer import copy_array, copy_to_device
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from dlarray._api import _special
 from dlarray._api._operands import binary, scalar_array, unary
-from dlarray._array import _ELEMENTWISE_KERNELS, DLArray
+from dlarray._array import DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
-from dlarray._engine.numpy_engine import call, to_numpy, wrap
+from dlarray._engine.routing import call, engine_view, wrap
 from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
@@ -293,10 +293,16 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
     return function
 
 
+#: name -> (kernel, allowed dtypes) of the binary functions, for the array
+#: object's operators to try the C fast path themselves (dlarray/__init__.py
+#: hands it to dlarray._array).
+KERNELS: dict[str, tuple[Kernel, frozenset[Any]]] = {}
+
+
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
     kernel = _special.BINARY.get(name, kernel)
-    _ELEMENTWISE_KERNELS[name] = (kernel, allowed)  # for the operators' fast path
+    KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
     def function(x1: Any, x2: Any, /) -> DLArray:
         # The common case in C: arrays of one allowed dtype on one device.
@@ -307,11 +313,11 @@ def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any
         if type(x1) is DLArray and type(x2) in SCALAR_JOINS:
             dtype = x1.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
-                return call(kernel, to_numpy(x1), scalar_array(x2, dtype, name))
+                return call(kernel, engine_view(x1), scalar_array(x2, dtype, name))
         elif type(x2) is DLArray and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
-                return call(kernel, scalar_array(x1, dtype, name), to_numpy(x2))
+                return call(kernel, scalar_array(x1, dtype, name), engine_view(x2))
         a1, a2, _ = binary(x1, x2, allowed, category, name)
         return call(kernel, a1, a2)
 
@@ -394,7 +400,7 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
         if isinstance(bound, DLArray):
             common_device((x, bound), "clip")
             check_dtype(bound.dtype, "real-valued", f"clip({label}=...)")
-            b = to_numpy(bound)
+            b = engine_view(bound)
             if b.dtype.kind != a.dtype.kind and not {a.dtype.kind, b.dtype.kind} <= {"i", "u"}:
                 raise TypeError(
                     f"clip: {label} has dtype {bound.dtype.name}, of another kind than x's "

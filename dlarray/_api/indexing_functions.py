@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import to_numpy, wrap
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
@@ -26,10 +26,10 @@ def _arrays(x: Any, indices: Any, func: str) -> tuple[Any, Any]:
             raise TypeError(f"{func}: {name} must be a dlarray array, got {type(value).__name__}")
     check_dtype(indices.dtype, "integer", f"{func} (indices)")
     common_device((x, indices), func)
-    idx = to_numpy(indices)
+    idx = engine_view(indices)
     if idx.dtype == np.uint64 and idx.size and idx.max() > _INT64_MAX:
         raise IndexError(f"{func}: index {int(idx.max())} is out of bounds")
-    return to_numpy(x), idx.astype(np.intp, copy=False)
+    return engine_view(x), idx.astype(np.intp, copy=False)
 
 
 def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray:

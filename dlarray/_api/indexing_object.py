@@ -15,7 +15,7 @@ from typing import Any
 from dlarray._api._operands import scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import to_numpy, wrap
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import CATEGORIES, common_device, is_scalar, promote, scalar_dtype
 from dlarray._views import basic_index
 
@@ -37,9 +37,9 @@ def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
                 )
             common_device((x, k), "indexing")
             if k.ndim == 0 and k.dtype in CATEGORIES["integer"]:
-                converted.append(int(to_numpy(k)))  # a 0-d integer array is an integer
+                converted.append(int(engine_view(k)))  # a 0-d integer array is an integer
                 continue
-            converted.append(to_numpy(k))
+            converted.append(engine_view(k))
             has_array = True
         elif k is None or k is Ellipsis or isinstance(k, slice):
             converted.append(k)
@@ -58,7 +58,7 @@ def _basic_key(key: Any) -> Any:
     if isinstance(key, tuple):
         return tuple(_basic_key(k) for k in key)
     if isinstance(key, DLArray):
-        return int(to_numpy(key))
+        return int(engine_view(key))
     return key
 
 
@@ -67,7 +67,7 @@ def getitem(x: DLArray, key: Any) -> DLArray:
     engine_key = _engine_key(x, key)
     if engine_key is None:
         return basic_index(x, _basic_key(key))
-    return wrap(to_numpy(x)[engine_key])
+    return wrap(engine_view(x)[engine_key])
 
 
 def _value(x: DLArray, value: Any) -> Any:
@@ -80,7 +80,7 @@ def _value(x: DLArray, value: Any) -> Any:
                 f"__setitem__: a {value.dtype.name} value cannot be stored in a "
                 f"{x.dtype.name} array without changing its dtype; convert it with astype"
             )
-        return to_numpy(value)
+        return engine_view(value)
     if is_scalar(value):
         if scalar_dtype(value, x.dtype, "__setitem__") is not x.dtype:
             raise TypeError(
@@ -100,6 +100,6 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
     source = _value(x, value)
     engine_key = _engine_key(x, key)
     if engine_key is None:
-        to_numpy(basic_index(x, _basic_key(key)))[...] = source
+        engine_view(basic_index(x, _basic_key(key)))[...] = source
     else:
-        to_numpy(x)[engine_key] = source
+        engine_view(x)[engine_key] = source

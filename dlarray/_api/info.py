@@ -7,6 +7,7 @@ from typing import Any
 from dlarray._device import CPU, Device, as_device
 from dlarray._dtypes import DType
 from dlarray._rules import DEFAULT_DTYPES, KINDS, STANDARD_DTYPES
+from dlarray._storage.family import FAMILIES
 
 __all__ = ["__array_namespace_info__"]
 
@@ -92,7 +93,7 @@ class Info:
         >>> devices  # doctest: +SKIP
         (Device('cpu', 0), Device('cuda', 0), Device('cuda_managed', 0), Device('cuda_host', 0))
         """
-        return (CPU, *_cuda_devices(), *_sycl_devices())
+        return tuple(d for family in FAMILIES.values() for d in family.devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
         """The default dtype per kind: float64, complex128, int64, int64.
@@ -175,30 +176,3 @@ def __array_namespace_info__() -> Info:
     ['float32', 'float64']
     """
     return _INFO
-
-
-def _cuda_devices() -> tuple[Device, ...]:
-    from dlarray._cuda.runtime import available, runtime
-
-    if not available():
-        return ()
-    gpus = tuple(Device("cuda", i) for i in range(runtime().device_count()))
-    return (*gpus, Device("cuda_managed", 0), Device("cuda_host", 0))
-
-
-def _sycl_devices() -> tuple[Device, ...]:
-    import importlib.util
-
-    if importlib.util.find_spec("dpctl") is None:
-        return ()  # without dpctl, no probe (importing it loads the SYCL runtime)
-    from dlarray._storage.sycl import KIND_OF_USM
-    from dlarray._sycl.runtime import available, root_devices
-
-    if not available():
-        return ()
-    return tuple(
-        Device(kind, index)
-        for index, device in enumerate(root_devices())
-        for usm_type, kind in KIND_OF_USM.items()
-        if getattr(device, f"has_aspect_usm_{usm_type}_allocations")
-    )

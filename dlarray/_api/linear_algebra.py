@@ -21,7 +21,7 @@ from dlarray._api._linalg_helpers import (
     two_arrays,
 )
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import call, to_numpy
+from dlarray._engine.routing import call, engine_view
 from dlarray._rules import CATEGORIES, AxisError, normalize_axis
 from dlarray._views import permute_dims
 
@@ -54,7 +54,7 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
         dtype = x1.dtype
         if dtype is x2.dtype and dtype in _NUMERIC and x1.device is x2.device:
             try:
-                return call(np.matmul, to_numpy(x1), to_numpy(x2))
+                return call(np.matmul, engine_view(x1), engine_view(x2))
             except ValueError:
                 pass
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")

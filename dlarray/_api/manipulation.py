@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from dlarray import _core
+import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype, to_numpy, wrap
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
 from dlarray._transfer import copy_array
 from dlarray._views import _make_view, _resolve_shape
@@ -108,7 +109,7 @@ def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
 
 
 def _engine_as(x: DLArray, dtype: DType) -> Any:
-    a = to_numpy(x)
+    a = engine_view(x)
     return a if x.dtype is dtype else a.astype(numpy_dtype(dtype))
 
 
@@ -529,7 +530,7 @@ def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
             raise ValueError(
                 f"repeat: repeats of shape {repeats.shape} does not broadcast to ({length},)"
             )
-        counts = to_numpy(repeats)
+        counts = engine_view(repeats)
         if counts.size and (counts.min() < 0 or counts.max() > np.iinfo(np.int64).max):
             raise ValueError("repeat: repeats must be non-negative")
         return counts.astype(np.int64)
@@ -555,7 +556,7 @@ def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) ->
     dlarray.asarray([[1, 2, 2, 2]], dtype=dlarray.int64)
     """
     x = _array(x, "repeat")
-    a = to_numpy(x)
+    a = engine_view(x)
     if axis is None:
         a, ax = a.reshape(-1), 0
     else:
@@ -584,7 +585,7 @@ def roll(
     dlarray.asarray([4, 1, 2, 3], dtype=dlarray.int64)
     """
     x = _array(x, "roll")
-    a = to_numpy(x)
+    a = engine_view(x)
     if axis is None:
         if isinstance(shift, tuple):
             raise TypeError("roll: with axis=None, shift must be an int")
@@ -617,7 +618,7 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     reps = _int_tuple(repetitions, "repetitions", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions {reps} must be non-negative")
-    a = to_numpy(x)
+    a = engine_view(x)
     out = np.tile(a, reps)
     # np.tile may hand back a view of its input (for empty arrays); the
     # result must be new memory.

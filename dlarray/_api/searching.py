@@ -14,7 +14,9 @@ import numpy as np
 
 from dlarray._api._operands import ALL, binary, scalar_array, unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import call, cast, numpy_dtype, to_numpy, wrap
+from dlarray._creation import cast
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import call, engine_view, wrap
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -141,7 +143,7 @@ def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
         check_dtype(x2.dtype, "real-valued", "searchsorted")
         common_device((x1, x2), "searchsorted")
         dtype = promote(x1.dtype, x2.dtype, "searchsorted")
-        a2 = to_numpy(x2)
+        a2 = engine_view(x2)
     elif type(x2) in (int, float):
         dtype = scalar_dtype(x2, x1.dtype, "searchsorted")
         a2 = scalar_array(x2, dtype, "searchsorted")
@@ -167,7 +169,7 @@ def _sorter(sorter: Any, x1: DLArray) -> Any:
         raise ValueError(
             f"searchsorted: sorter has shape {sorter.shape}, x1 has {x1.shape}; they must match"
         )
-    order = to_numpy(sorter)
+    order = engine_view(sorter)
     n = x1.shape[0]
     if order.size and (order.min() < 0 or order.max() >= n):
         raise ValueError(f"searchsorted: sorter holds an index outside [0, {n})")

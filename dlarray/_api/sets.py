@@ -18,7 +18,8 @@ import numpy as np
 from dlarray._api._operands import binary, unary
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype, wrap
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES
 
 __all__ = [

@@ -23,7 +23,8 @@ import numpy as np
 
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import call, numpy_dtype, wrap
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import call, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axis
 
 __all__ = ["argsort", "sort"]

@@ -31,7 +31,8 @@ import numpy as np
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine.numpy_engine import call, numpy_dtype, to_numpy
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import call, engine_view
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -151,7 +152,7 @@ def _accumulate(
     x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, kernel: Any
 ) -> DLArray:
     if type(x) is DLArray and dtype is None and x.dtype in _SELF_ACCUMULATING:
-        a = to_numpy(x)
+        a = engine_view(x)
         return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
     a = unary(x, _NUMERIC, "numeric", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
@@ -344,7 +345,7 @@ def cumulative_prod(
 
 def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DLArray:
     if type(x) is DLArray and x.dtype in _REAL:
-        a = to_numpy(x)
+        a = engine_view(x)
         if a.size:  # a non-empty array always has elements to reduce
             return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
     a = unary(x, _REAL, "real-valued", func)

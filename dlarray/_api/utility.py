@@ -9,7 +9,8 @@ import numpy as np
 from dlarray._api._operands import unary
 from dlarray._api.statistical import engine_axis
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import call, numpy_dtype, to_numpy, wrap
+from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._engine.routing import call, engine_view, wrap
 from dlarray._rules import CATEGORIES, common_device, normalize_axis, result_type
 
 __all__ = ["all", "any", "diff"]
@@ -138,7 +139,7 @@ def diff(
         joined = a
     else:
         dtype = numpy_dtype(result_type(*parts))
-        joined = np.concatenate([to_numpy(p).astype(dtype, copy=False) for p in parts], axis=ax)
+        joined = np.concatenate([engine_view(p).astype(dtype, copy=False) for p in parts], axis=ax)
     # np.diff returns its input itself for n == 0; the result must not alias x.
     if n == 0:
         return wrap(joined.copy())

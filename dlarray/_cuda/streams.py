@@ -48,14 +48,12 @@ import operator
 import sys
 from typing import Any
 
-from dlarray._device import CUDA_KINDS, Device
+from dlarray._cuda import runtime
+from dlarray._device import Device
 
 LEGACY_DEFAULT = 1
 PER_THREAD_DEFAULT = 2
 NO_SYNC = -1
-
-#: The DLPack device types of the CUDA memory kinds.
-CUDA_DEVICE_TYPES = frozenset(Device(kind).dlpack[0] for kind in CUDA_KINDS)
 
 
 def parse_stream(stream: object, func: str) -> int:
@@ -102,28 +100,19 @@ def work_stream(device_index: int | None = None) -> int:
 
 
 def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__") -> None:
-    """Make dlarray's pending work on ``device`` visible on the consumer's
-    ``stream`` (steps 1-5 above)."""
-    if device.kind not in CUDA_KINDS:
-        if stream is None:
-            return  # dlarray queues no work on other devices' memory
-        raise BufferError(
-            f"{func}(stream={stream!r}): this array lives on {device}, and dlarray cannot "
-            f"order work on that device's streams; omit stream or pass None"
-        )
+    """Make dlarray's pending work on CUDA memory ``device`` visible on the
+    consumer's ``stream`` (steps 1-5 above)."""
     consumer = parse_stream(stream, func)
     if consumer == NO_SYNC:
         return
-    from dlarray._cuda.runtime import available, on_device
-
-    if not available():
+    if not runtime.available():
         return  # no runtime: dlarray cannot have queued work on this memory
     if stream is None and device.kind != "cuda":
         # Managed and pinned memory are host memory too, and the consumers
         # that pass no stream (NumPy) read them from the host at once.
         synchronize_for_host(device)
         return
-    with on_device(gpu_of(device)) as rt:
+    with runtime.on_device(gpu_of(device)) as rt:
         make_wait(rt, consumer, work_stream())
 
 
@@ -148,12 +137,8 @@ def gpu_of(device: Device) -> int | None:
 
 def synchronize_for_host(device: Device) -> None:
     """Block until dlarray's work on CUDA memory ``device`` is done, before
-    the host reads it (nothing to wait for on other devices)."""
-    if device.kind not in CUDA_KINDS:
-        return
-    from dlarray._cuda.runtime import available, on_device
-
-    if not available():
+    the host reads it."""
+    if not runtime.available():
         return  # no runtime: no work of dlarray's can be pending
-    with on_device(gpu_of(device)) as rt:
+    with runtime.on_device(gpu_of(device)) as rt:
         rt.stream_synchronize(work_stream())

@@ -20,7 +20,9 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+import dlarray._core as _core
 from dlarray._array import DLArray
+from dlarray._cuda import runtime as cuda_runtime
 
 
 def _cupy() -> ModuleType | None:
@@ -53,9 +55,7 @@ def to_cupy(x: DLArray) -> Any:
             f"it (pip install 'dlarray[cupy]', or 'dlarray[cupy12]' on a CUDA 12 driver), or copy "
             f"the array to the host with x.to_device('cpu')"
         )
-    from dlarray._cuda.runtime import runtime
-
-    runtime()  # dlarray orders its GPU work through it; says what is missing
+    cuda_runtime.runtime()  # dlarray orders its GPU work through it; says what is missing
     twin = x._view(x.shape, x._strides, x._byte_offset)
     return cupy.from_dlpack(twin)
 
@@ -63,8 +63,6 @@ def to_cupy(x: DLArray) -> Any:
 def wrap(a: Any) -> DLArray:
     """A CuPy result brought back as a DLArray, zero-copy, keeping ``a`` as
     its engine view."""
-    from dlarray._consumer import from_dlpack
-
-    x = from_dlpack(a)
+    x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the stream
     x._engine_view = a
     return x

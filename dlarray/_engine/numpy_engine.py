@@ -1,5 +1,8 @@
 """NumPy as the engine for host memory.
 
+This module knows NumPy alone; which engine computes on which memory kind
+is :mod:`dlarray._engine.routing`'s job.
+
 ``to_numpy`` views a DLArray as an ``ndarray`` and ``from_numpy`` views an
 ``ndarray`` as a DLArray, both zero-copy through DLPack.  NumPy's DLPack code
 knows only its own dtypes, so bfloat16 and the fp8/fp6/fp4 formats travel as
@@ -14,17 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from dlarray import _core
+import dlarray._core as _core
 from dlarray._array import DLArray, retag
-from dlarray._device import DLDeviceType
+from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine import cupy_engine, sycl_engine
 
-# Memory NumPy computes on (managed and pinned memory are exchanged and
-# copied, but not computed on: see docs/cuda.md), CuPy's, and dpnp's.
-_HOST_DEVICE_TYPES = frozenset({int(DLDeviceType.kDLCPU)})
-_CUDA = int(DLDeviceType.kDLCUDA)
-_ONEAPI = int(DLDeviceType.kDLOneAPI)
+# The device types of the memory NumPy computes on (the memory-kind table's
+# engine column; managed and pinned memory are exchanged and copied, but not
+# computed on: see docs/cuda.md).
+_HOST_DEVICE_TYPES = frozenset(int(k.device_type) for k in KINDS.values() if k.engine == "numpy")
 _NUMPY_NATIVE = frozenset(
     name for name, d in DTYPES_BY_NAME.items() if d.kind != "extended floating"
 )
@@ -79,18 +80,10 @@ def to_numpy(x: DLArray) -> Any:
 
 
 def _make_view(x: DLArray) -> Any:
-    device_type = x._dl_device[0]
-    if device_type not in _HOST_DEVICE_TYPES:
-        if device_type == _CUDA:
-            return cupy_engine.to_cupy(x)
-        if device_type == _ONEAPI:
-            return sycl_engine.to_dpnp(x)
+    if x._dl_device[0] not in _HOST_DEVICE_TYPES:
         raise BufferError(
-            f"dlarray computes on host memory (with NumPy), on CUDA device memory (with "
-            f"CuPy) and on SYCL USM (with dpnp), and this array lives on {x.device}; "
-            f"view it zero-copy with "
-            f"numpy.from_dlpack(x) (managed and pinned memory), or copy it with "
-            f"x.to_device('cpu') or x.to_device('cuda')"
+            f"NumPy computes on host memory, and this array lives on {x.device}; "
+            f"dlarray._engine.routing picks the engine for other memory"
         )
     dtype = x.dtype
     if dtype.name in _NUMPY_NATIVE:
@@ -107,20 +100,19 @@ def _make_view(x: DLArray) -> Any:
 
 def from_numpy(a: Any) -> DLArray:
     """A zero-copy DLArray view of an ``ndarray`` (ml_dtypes arrays included)."""
-    from dlarray._consumer import from_dlpack
-
     name = a.dtype.name
     if name in _NUMPY_NATIVE or name not in DTYPES_BY_NAME:
-        return from_dlpack(a)
+        return _fast_from_dlpack(a)
     dtype = DTYPES_BY_NAME[name]
-    bits = from_dlpack(a.view(f"u{a.dtype.itemsize}"))
+    bits = _fast_from_dlpack(a.view(f"u{a.dtype.itemsize}"))
     return retag(bits, dtype, padded=dtype.is_subbyte)
 
 
-_ndarray = np.ndarray
+#: The engine's array type (the C core recognises it as host memory).
+ARRAY_TYPE = _ndarray = np.ndarray
 # NumPy's type characters of the dtypes its DLPack export knows (all of
 # _NUMPY_NATIVE, in every integer spelling NumPy uses).
-_NATIVE_CHARS = frozenset("?bhilqpBHILQPefdFD")
+NATIVE_CHARS = frozenset("?bhilqpBHILQPefdFD")
 _fast_from_dlpack = _core.from_dlpack
 
 
@@ -132,12 +124,8 @@ def wrap(a: Any) -> DLArray:
     to the DLArray, so this makes no cycle.
     """
     if type(a) is not _ndarray:
-        if cupy_engine.is_cupy_array(a):
-            return cupy_engine.wrap(a)
-        if sycl_engine.is_dpnp_array(a):
-            return sycl_engine.wrap(a)
         a = np.asarray(a)
-    if a.dtype.char in _NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
+    if a.dtype.char in NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
         x = _fast_from_dlpack(a)
     else:
         x = from_numpy(a)
@@ -162,44 +150,6 @@ def numpy_dtype(dtype: DType) -> Any:
     return result
 
 
-# The Array API's default dtype per Python kind, for asarray of Python data.
-_DEFAULTS = {"b": "bool", "i": "int64", "u": "int64", "f": "float64", "c": "complex128"}
-
-
-def from_python(obj: Any, dtype: DType | None) -> DLArray:
-    """A new host array holding a Python scalar or nested sequence."""
-    from dlarray._creation import empty
-
-    if dtype is None:
-        parsed = np.asarray(obj)
-        if parsed.dtype.kind not in _DEFAULTS:
-            raise TypeError(
-                f"asarray: cannot make an array from {type(obj).__name__} data "
-                f"(NumPy read it as {parsed.dtype}); pass numbers, bools or nested "
-                f"sequences of them"
-            )
-        dtype = DTYPES_BY_NAME[_DEFAULTS[parsed.dtype.kind]]
-    parsed = np.asarray(obj, dtype=numpy_dtype(dtype))
-    out = empty(parsed.shape, dtype=dtype, padded=dtype.is_subbyte)
-    if out.size:
-        to_numpy(out)[...] = parsed
-    return out
-
-
-def cast(x: DLArray, dtype: DType) -> DLArray:
-    """A new array with ``x``'s values converted to ``dtype``, on ``x``'s
-    device (CuPy converts GPU arrays)."""
-    from dlarray._creation import empty
-
-    if x._dl_device[0] in (_CUDA, _ONEAPI):
-        return wrap(to_numpy(x).astype(numpy_dtype(dtype)))
-
-    out = empty(x.shape, dtype=dtype, padded=dtype.is_subbyte)
-    if out.size:
-        to_numpy(out)[...] = to_numpy(x)
-    return out
-
-
 # ---- running kernels ----
 #
 # The Array API defines the results of 1/0, log(0), inf - inf and the like;
@@ -221,17 +171,10 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
     _extobj_contextvar = None
 
 
-def _call_with_errstate(kernel: Any, *args: Any) -> DLArray:  # pragma: no cover
-    with np.errstate(all="ignore"):
-        return wrap(kernel(*args))
-
-
-if _extobj_contextvar is not None:
-    _core.register_engine(np.ndarray, _extobj_contextvar, _QUIET, wrap)
-    #: call(kernel, *arrays) -> the kernel's result as a DLArray, computed quietly.
-    call = _core.engine_call
-else:  # pragma: no cover
-    call = _call_with_errstate
+#: NumPy's error-state context variable and its quiet value, for the C
+#: core's engine call (registered in dlarray/__init__.py); None for a NumPy
+#: layout without them.
+ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIET)
 
 
 def quiet(kernel: Any) -> Any:

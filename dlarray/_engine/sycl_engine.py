@@ -24,6 +24,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
+import dlarray._core as _core
 from dlarray._array import DLArray
 
 # dpnp array methods and properties whose array results must stay EngineArrays.
@@ -194,13 +195,11 @@ def to_dpnp(x: DLArray) -> Any:
 def wrap(a: Any) -> DLArray:
     """A dpnp result brought back as a DLArray, zero-copy, keeping it as the
     engine view."""
-    from dlarray._consumer import from_dlpack
-
     dpnp = _dpnp()
     assert dpnp is not None
     if not isinstance(a, dpnp.ndarray):  # a usm_ndarray from dpnp.tensor
         a = dpnp.ndarray._create_from_usm_ndarray(a)
     a.__class__ = engine_type()
-    x = from_dlpack(a)
+    x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the queue
     x._engine_view = a
     return x

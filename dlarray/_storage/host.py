@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dlarray import _core
+import dlarray._core as _core
 from dlarray._device import CPU, Device
 
 

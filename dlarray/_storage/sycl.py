@@ -12,9 +12,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from dlarray._device import Device
+from dlarray._device import KIND_OF_USM, KINDS, Device
 from dlarray._storage._base import SizedStorage
 from dlarray._sycl import runtime
+
+
+def _usm_type(kind: str) -> str:
+    """SYCL's name of a SYCL kind's USM type, from the memory-kind table."""
+    usm_type = KINDS[kind].usm_type
+    assert usm_type is not None, kind
+    return usm_type
 
 
 class SyclStorage(SizedStorage):
@@ -168,7 +175,7 @@ class SyclDeviceStorage(SyclStorage):
     """
 
     kind = "sycl"
-    usm_type = "device"
+    usm_type = _usm_type(kind)
     __slots__ = ()
 
 
@@ -213,7 +220,7 @@ class SyclSharedStorage(SyclStorage):
     """
 
     kind = "sycl_shared"
-    usm_type = "shared"
+    usm_type = _usm_type(kind)
     __slots__ = ()
 
 
@@ -258,15 +265,13 @@ class SyclHostStorage(SyclStorage):
     """
 
     kind = "sycl_host"
-    usm_type = "host"
+    usm_type = _usm_type(kind)
     __slots__ = ()
 
 
 _KIND_CLASSES: dict[str, type[SyclStorage]] = {
     cls.kind: cls for cls in (SyclDeviceStorage, SyclSharedStorage, SyclHostStorage)
 }
-#: dpctl's USM kind name -> dlarray's device kind.
-KIND_OF_USM = {cls.usm_type: cls.kind for cls in _KIND_CLASSES.values()}
 
 
 def allocate(device: Device, nbytes: int) -> SyclStorage:

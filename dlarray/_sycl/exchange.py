@@ -34,15 +34,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from dlarray._device import Device
+from dlarray._device import KIND_OF_USM, Device
 from dlarray._sycl import runtime
 
 
 def check_import(array: Any) -> None:
     """Refuse (``BufferError``) an imported kDLOneAPI tensor whose memory
     its device's default context does not know; label it with its USM kind."""
-    from dlarray._storage.sycl import KIND_OF_USM
-
     index = array._dl_device[1]
     try:
         runtime.root_device(index)

@@ -1,0 +1,96 @@
+"""Which engine computes on which memory: the engine column of the
+memory-kind table (:mod:`dlarray._device`), and the two crossings every
+operation makes through it.
+
+:func:`engine_view` views a DLArray as its engine's array (NumPy on the
+host, CuPy on CUDA device memory, dpnp on SYCL USM), zero-copy, and caches
+the view on the array; :func:`wrap` brings an engine's result back as a
+DLArray, zero-copy.  :func:`call` runs a kernel between the two in C.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import dlarray._core as _core
+from dlarray._array import DLArray
+from dlarray._device import KINDS
+from dlarray._engine import cupy_engine, numpy_engine, sycl_engine
+
+# engine name (the table's column) -> the function that views a DLArray.
+_VIEWERS = {
+    "numpy": numpy_engine.to_numpy,
+    "cupy": cupy_engine.to_cupy,
+    "dpnp": sycl_engine.to_dpnp,
+}
+# DLPack device type -> its viewer.  The SYCL kinds share one device type
+# and one engine, so the device type is enough (and a C attribute to read).
+_VIEWER_OF_TYPE = {
+    int(kind.device_type): _VIEWERS[kind.engine] for kind in KINDS.values() if kind.engine
+}
+_ENGINE_KINDS = ", ".join(
+    f"{name} ({engine})"
+    for name, engine in (
+        ("host memory", "NumPy"),
+        ("CUDA device memory", "CuPy"),
+        ("SYCL USM", "dpnp"),
+    )
+)
+
+
+def can_view(x: DLArray) -> bool:
+    """True if the host engine (NumPy) can view ``x`` without raising."""
+    return numpy_engine.can_view(x)
+
+
+def engine_view(x: DLArray) -> Any:
+    """``x`` as its engine's array, zero-copy (made once, then cached)."""
+    view = x._engine_view
+    if view is not None:
+        return view
+    viewer = _VIEWER_OF_TYPE.get(x._dl_device[0])
+    if viewer is None:
+        raise BufferError(
+            f"dlarray computes on {_ENGINE_KINDS}, and this array lives on {x.device}; "
+            f"view it zero-copy with numpy.from_dlpack(x) (managed and pinned memory), "
+            f"or copy it with x.to_device('cpu') or x.to_device('cuda')"
+        )
+    view = viewer(x)
+    x._engine_view = view
+    return view
+
+
+_ndarray = np.ndarray
+_NATIVE_CHARS = numpy_engine.NATIVE_CHARS
+_fast_from_dlpack = _core.from_dlpack
+
+
+def wrap(a: Any) -> DLArray:
+    """An engine's result brought back as a DLArray, zero-copy, keeping
+    ``a`` as its engine view (``a`` does not refer back: no cycle).
+
+    NumPy's arrays, the common case, are adopted here without a further
+    call; NumPy scalars (ufuncs return those for 0-d inputs) become 0-d
+    arrays."""
+    if type(a) is _ndarray and a.dtype.char in _NATIVE_CHARS:  # .char: a C attribute
+        x = _fast_from_dlpack(a)
+        x._engine_view = a
+        return x
+    if cupy_engine.is_cupy_array(a):
+        return cupy_engine.wrap(a)
+    if sycl_engine.is_dpnp_array(a):
+        return sycl_engine.wrap(a)
+    return numpy_engine.wrap(a)
+
+
+def _call_with_errstate(kernel: Any, *args: Any) -> DLArray:  # pragma: no cover
+    with np.errstate(all="ignore"):
+        return wrap(kernel(*args))
+
+
+#: call(kernel, *arrays) -> the kernel's result as a DLArray, computed with
+#: NumPy's floating-point warnings off (in C, once dlarray/__init__.py has
+#: registered the engine; see numpy_engine's notes on the error state).
+call = _core.engine_call if numpy_engine.ERROR_STATE is not None else _call_with_errstate
