@@ -77,10 +77,12 @@ def _run_pytest(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the package, tests, benchmarks and examples."""
+    """ruff over the package, tests, benchmarks and examples, and the import
+    guard: the package's layers import one way (tests/test_layers.py)."""
     session.install("ruff==0.17.5")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", "dlarray")
+    session.run("python", "tests/test_layers.py")
 
 
 @nox.session
