@@ -445,8 +445,8 @@ def draw_layers() -> Any:
     ax.text(
         76.4,
         26,
-        "_transfer.py: allocation, one copy primitive\n"
-        "_cuda/streams.py, _sycl/exchange.py: streams",
+        "_storage/family.py: one object per memory family\n"
+        "_transfer.py: one copy primitive; streams: _cuda/, _sycl/",
         ha="center",
         va="center",
         fontsize=7.5,
@@ -458,7 +458,7 @@ def draw_layers() -> Any:
     parts = [
         ("ABI structs", "include/dlpack_abi.h\nDLTensor, DLDevice,\nDLManagedTensor-\nVersioned"),
         ("capsules, deleters", "_core/export.c\n__dlpack__: one block,\ncapsule, release_export"),
-        ("consumer", "_core/import.c\nconsume, from_dlpack:\nvalidate, then own"),
+        ("consumer", "_core/consumer.c,\nimport.c: from_dlpack,\nvalidate, then own"),
         ("exchange table", "exchange_producer.c\nexchange_consumer.c\n__dlpack_c_exchange_api__"),
     ]
     for i, (title, body) in enumerate(parts):
