@@ -162,8 +162,11 @@ class CudaFamily(MemoryFamily):
         return self.work_stream(device_type, device_id)
 
     def work_stream(self, device_type: int, device_id: int) -> int:
-        device = Device(KIND_OF_TYPE[device_type].name, device_id)
-        return streams.work_stream(streams.gpu_of(device))
+        # Device memory: that GPU's stream; managed or pinned: the current
+        # GPU's (streams.gpu_of, read from the pair: a producer's device_id
+        # is not checked here, and need not make a valid Device).
+        on_one_gpu = KIND_OF_TYPE[device_type].name == "cuda"
+        return streams.work_stream(device_id if on_one_gpu else None)
 
     def order_import(self, device_type: int, device_id: int, producer_stream: int) -> bool:
         if not cuda_runtime.available():
