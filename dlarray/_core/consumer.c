@@ -94,8 +94,10 @@ producer_device(PyObject *x, DLDevice *device)
     return rc;
 }
 
-int
-dla_consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
+/* The body of dla_consumer_stream, inline here: the fast path of
+ * from_dlpack(numpy_array) runs it on every call. */
+static inline int
+consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
 {
     *stream = NULL;
     PyTypeObject *type = Py_TYPE(x);
@@ -120,6 +122,12 @@ dla_consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
     *stream = PyObject_CallFunction(dla_state.stream_choice, "ii", (int)device->device_type,
                                     (int)device->device_id);
     return *stream == NULL ? -1 : 1;
+}
+
+int
+dla_consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
+{
+    return consumer_stream(x, device, stream);
 }
 
 /* ---- asking the producer: x.__dlpack__(...) ---- */
@@ -340,7 +348,7 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
      * PyTorch's default is -1 ("do not synchronise"), not the spec's None. */
     DLDevice device;
     PyObject *stream;
-    int decided = dla_consumer_stream(args[0], &device, &stream);
+    int decided = consumer_stream(args[0], &device, &stream);
     if (decided <= 0) {
         return decided < 0 ? NULL : general(args, 1, NULL);
     }
