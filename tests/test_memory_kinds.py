@@ -1,0 +1,107 @@
+"""The memory-kind table (dlarray._device.KINDS), the memory families that
+act on its rows (dlarray._storage.family), and the one stream choice
+(dlarray._consumer.stream_choice) that every consumer path asks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import abi
+import numpy as np
+import pytest
+from fake_cuda import FakeRuntime
+
+import dlarray
+from dlarray import _core
+from dlarray._consumer import stream_choice
+from dlarray._cuda import runtime as cuda_runtime
+from dlarray._device import KIND_OF_USM, KINDS, Device, kinds_of
+from dlarray._storage.family import FAMILIES, MemoryFamily, family_of, family_of_type
+
+METHODS = [
+    name for name, value in vars(MemoryFamily).items() if callable(value) and name[0] != "_"
+]
+
+
+def test_the_c_device_table_and_the_kind_table_agree():
+    # Every DLPack 1.3 device type has a kind, and its family is the C core's.
+    named = {int(k.device_type) for k in KINDS.values()}
+    assert named == set(_core.DEVICE_FAMILIES)
+    for kind in KINDS.values():
+        assert kind.family == _core.DEVICE_FAMILIES[int(kind.device_type)], kind
+    assert {k.family for k in KINDS.values()} == set(FAMILIES) == {"host", "cuda", "sycl", "none"}
+
+
+def test_each_row_says_what_the_code_used_to_list():
+    readable = {k.name for k in KINDS.values() if k.host_readable}
+    assert readable == {"cpu", "cuda_host", "cuda_managed", "sycl_host", "sycl_shared"}
+    assert {k.name: k.engine for k in KINDS.values() if k.engine} == {
+        "cpu": "numpy", "cuda": "cupy", "sycl": "dpnp", "sycl_shared": "dpnp", "sycl_host": "dpnp"
+    }
+    assert KIND_OF_USM == {"device": "sycl", "shared": "sycl_shared", "host": "sycl_host"}
+    assert kinds_of("cuda") == ("cuda", "cuda_managed", "cuda_host")
+    assert Device("sycl_host", 1).memory is KINDS["sycl_host"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        KINDS["cpu"].host_readable = False  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_kind_has_a_family_with_every_operation(kind):
+    family = family_of(Device(kind))
+    assert family is FAMILIES[KINDS[kind].family]
+    assert family is family_of_type(int(KINDS[kind].device_type))
+    for name in METHODS:
+        assert callable(getattr(family, name)), (kind, name)
+
+
+def test_an_unknown_device_type_is_the_none_family():
+    assert family_of_type(99) is FAMILIES["none"]
+    assert family_of_type(-1) is FAMILIES["none"]
+
+
+def test_memory_without_a_runtime_is_refused_by_its_family():
+    opencl = Device("opencl")
+    with pytest.raises(ValueError, match=r"cannot allocate memory on Device\(.opencl., 0\)"):
+        dlarray.empty(3, device=opencl)
+    with pytest.raises(ValueError, match="has no streams"):
+        dlarray.zeros(2).to_device("cpu", stream=5)
+    assert family_of(opencl).devices() == ()
+    assert family_of(Device("cpu")).devices() == (dlarray.Device("cpu"),)
+
+
+def test_the_stream_choice_answers_per_family():
+    assert stream_choice(1, 0) is None  # host memory has no streams
+    assert stream_choice(4, 0) is None  # OpenCL: no runtime in dlarray, no streams
+    assert stream_choice(99, 0) is None  # a type DLPack does not have
+    # CUDA without CuPy: the legacy default stream, for every CUDA kind.
+    for device_type in (2, 3, 13):
+        assert stream_choice(device_type, 0) == 1
+
+
+def test_the_stream_choice_refuses_a_gpu_this_process_does_not_see():
+    with cuda_runtime.use_runtime(FakeRuntime(gpus=2)):
+        assert stream_choice(2, 1) == 1
+        with pytest.raises(BufferError, match=r"GPU 5.*sees 2 GPU"):
+            stream_choice(2, 5)
+        # The C fast path asks the same function, so it refuses the same way,
+        # before the producer is asked for a capsule.
+        producer = abi.Producer(device=(2, 5))
+        with pytest.raises(BufferError, match="GPU 5"):
+            dlarray.from_dlpack(producer)
+        assert producer.dlpack_calls == []
+
+
+def test_the_fast_path_and_the_python_path_pass_the_same_stream():
+    fast, full = abi.Producer(device=(2, 0)), abi.Producer(device=(2, 0))
+    dlarray.from_dlpack(fast)  # C: no keywords
+    dlarray.from_dlpack(full, copy=None, device=dlarray.Device("cuda"))  # the Python protocol
+    assert fast.dlpack_calls[0]["stream"] == full.dlpack_calls[0]["stream"] == 1
+
+
+def test_host_memory_is_asked_with_stream_none_without_a_device_query():
+    a = np.arange(3.0)
+    x = dlarray.from_dlpack(a)  # NumPy: known host memory, no __dlpack_device__ call
+    assert x.device == dlarray.Device("cpu")
+    producer = abi.Producer(device=(1, 0))
+    dlarray.from_dlpack(producer)
+    assert producer.dlpack_calls == [{"max_version": (1, 3), "stream": None}]
