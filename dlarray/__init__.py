@@ -40,8 +40,7 @@ from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
 from dlarray._engine import numpy_engine, routing
-from dlarray._storage.family import order_export
-from dlarray._sycl.exchange import check_import
+from dlarray._storage.family import FAMILIES, order_export
 from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
@@ -78,7 +77,7 @@ _array.ELEMENTWISE_KERNELS.update(elementwise.KERNELS)
 # exchange table's hooks, and the engine's wrap for the results of kernels.
 _core.set_general_from_dlpack(_consumer.from_dlpack)
 _core.set_stream_choice(_consumer.stream_choice)
-_core.set_sycl_importer(check_import)
+_core.set_sycl_importer(FAMILIES["sycl"].check_import)
 _core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
 if numpy_engine.ERROR_STATE is not None:
     _core.register_engine(numpy_engine.ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)

@@ -18,6 +18,7 @@ of memory (ROCm, say) is a new row in that table and a new class here.
 ``check_stream``             refuse a stream argument this memory cannot take
 ``order_for_consumer``       make dlarray's work visible on a consumer's
                              stream (the producer's side of DLPack)
+``check_import``             refuse, or label, an imported tensor's memory
 ``check_export``             refuse memory no consumer could find
 ``consumer_stream``          the ``stream`` dlarray passes a producer (the
                              consumer's side of DLPack)
@@ -75,6 +76,9 @@ class MemoryFamily:
                 f"{func}(stream={stream!r}): this array lives on {device}, and dlarray cannot "
                 f"order work on that device's streams; omit stream or pass None"
             )
+
+    def check_import(self, array: Any) -> None:
+        """Nothing to check: the address is all dlarray needs."""
 
     def check_export(self, storage: object, device: Device) -> None:
         """Nothing to refuse: the address is all a consumer needs."""
@@ -229,6 +233,11 @@ class SyclFamily(MemoryFamily):
 
     def order_for_consumer(self, stream: object, device: Device, func: str) -> None:
         sycl_exchange.order_for_consumer(stream, device, func)
+
+    def check_import(self, array: Any) -> None:
+        """The memory must be USM of the device's default context; its USM
+        type labels the array's kind (the C core calls this for kDLOneAPI)."""
+        sycl_exchange.check_import(array)
 
     def check_export(self, storage: object, device: Device) -> None:
         sycl_exchange.check_exportable(storage, device)
