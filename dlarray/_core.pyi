@@ -19,6 +19,9 @@ HOST_ALIGNMENT: Final[int]
 #: "cuda" (kDLCUDA, kDLCUDAHost, kDLCUDAManaged), "sycl" (kDLOneAPI), "none"
 #: (no runtime in dlarray: addresses only, no copies or compute).
 DEVICE_FAMILIES: Final[dict[int, Literal["host", "cuda", "sycl", "none"]]]
+#: The device types whose memory is one for the whole machine (host, pinned,
+#: managed): DLPack numbers it device 0, and no one GPU owns it.
+MACHINE_WIDE_DEVICE_TYPES: Final[frozenset[int]]
 
 class ArrayBase:
     _engine_view: Any

@@ -72,6 +72,10 @@ class MemoryKind:
     #: Whether the host may read and write it directly (after waiting for the
     #: device's queued work).
     host_readable: bool
+    #: One memory for the whole machine (host, pinned, managed): DLPack
+    #: numbers it device 0, and no one GPU's streams own it (the C core's
+    #: device table says it, _core.MACHINE_WIDE_DEVICE_TYPES).
+    machine_wide: bool
     #: The library whose kernels compute on it ("numpy", "cupy", "dpnp"),
     #: or None: such memory is exchanged and copied, not computed on.
     engine: str | None
@@ -88,7 +92,8 @@ def _row(
     usm_type: str | None = None,
 ) -> MemoryKind:
     family = _core.DEVICE_FAMILIES[int(device_type)]
-    return MemoryKind(name, device_type, family, host_readable, engine, usm_type)
+    machine_wide = int(device_type) in _core.MACHINE_WIDE_DEVICE_TYPES
+    return MemoryKind(name, device_type, family, host_readable, machine_wide, engine, usm_type)
 
 
 T = DLDeviceType

@@ -39,6 +39,10 @@ def test_each_row_says_what_the_code_used_to_list():
         "cpu": "numpy", "cuda": "cupy", "sycl": "dpnp", "sycl_shared": "dpnp", "sycl_host": "dpnp"
     }
     assert KIND_OF_USM == {"device": "sycl", "shared": "sycl_shared", "host": "sycl_host"}
+    # One memory for the whole machine, numbered device 0: the C table's rows.
+    assert _core.MACHINE_WIDE_DEVICE_TYPES == {1, 3, 13}
+    machine_wide = {k.name for k in KINDS.values() if k.machine_wide}
+    assert machine_wide == {"cpu", "cuda_managed", "cuda_host"}
     assert kinds_of("cuda") == ("cuda", "cuda_managed", "cuda_host")
     assert Device("sycl_host", 1).memory is KINDS["sycl_host"]
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -216,6 +216,8 @@ dla_family_has_streams(DLADeviceFamily family)
 
 /* {device_type: family name} for every DLPack 1.3 type (DEVICE_FAMILIES). */
 PyObject *dla_device_families_as_dict(void);
+/* frozenset of the machine-wide device types (MACHINE_WIDE_DEVICE_TYPES). */
+PyObject *dla_machine_wide_types(void);
 
 /* ---- host_buffer.c ---- */
 #define DLA_HOST_ALIGNMENT 256

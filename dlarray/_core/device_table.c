@@ -71,3 +71,28 @@ dla_device_families_as_dict(void)
     }
     return families;
 }
+
+PyObject *
+dla_machine_wide_types(void)
+{
+    PyObject *types = PySet_New(NULL);
+    if (types == NULL) {
+        return NULL;
+    }
+    for (int32_t type = 0; type < DLA_DEVICE_TABLE_SIZE; type++) {
+        const DLADeviceEntry *e = dla_device_entry(type);
+        if (e == NULL || !e->machine_wide) {
+            continue;
+        }
+        PyObject *key = PyLong_FromLong(type);
+        if (key == NULL || PySet_Add(types, key) < 0) {
+            Py_XDECREF(key);
+            Py_DECREF(types);
+            return NULL;
+        }
+        Py_DECREF(key);
+    }
+    PyObject *frozen = PyFrozenSet_New(types);
+    Py_DECREF(types);
+    return frozen;
+}

@@ -355,6 +355,7 @@ PyInit__core(void)
         add_int(m, "ARRAY_PADDED", DLA_FLAG_PADDED) < 0 ||
         add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0 ||
         PyModule_AddObject(m, "DEVICE_FAMILIES", dla_device_families_as_dict()) < 0 ||
+        PyModule_AddObject(m, "MACHINE_WIDE_DEVICE_TYPES", dla_machine_wide_types()) < 0 ||
         PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -107,7 +107,7 @@ def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__")
         return
     if not runtime.available():
         return  # no runtime: dlarray cannot have queued work on this memory
-    if stream is None and device.kind != "cuda":
+    if stream is None and device.memory.machine_wide:
         # Managed and pinned memory are host memory too, and the consumers
         # that pass no stream (NumPy) read them from the host at once.
         synchronize_for_host(device)
@@ -132,7 +132,7 @@ def make_wait(rt: Any, waiting: int, on: int) -> None:
 def gpu_of(device: Device) -> int | None:
     """The GPU whose streams order work on ``device``'s memory: its own index
     for device memory, the current GPU (None) for managed and pinned memory."""
-    return device.index if device.kind == "cuda" else None
+    return None if device.memory.machine_wide else device.index
 
 
 def synchronize_for_host(device: Device) -> None:

@@ -231,19 +231,24 @@ class CudaPinnedStorage(_CudaStorage):
 
 def allocate(device: Device, nbytes: int) -> _CudaStorage:
     """New storage of ``nbytes`` on a CUDA ``device``; checks the index."""
-    if device.kind == "cuda":
-        count = runtime().device_count()
-        if device.index >= count:
-            raise CUDAUnavailableError(
-                f"{device} does not exist: this machine has {count} GPU(s), "
-                f"numbered from 0 to {count - 1}"
+    if device.memory.machine_wide:
+        if device.index != 0:
+            raise ValueError(
+                f"{device}: DLPack numbers {device.kind} memory device 0 (one memory shared "
+                f"by the host and every GPU); use Device({device.kind!r}, 0)"
             )
-        return CudaDeviceStorage(nbytes, device.index)
-    if device.index != 0:
-        raise ValueError(
-            f"{device}: DLPack numbers {device.kind} memory device 0 (one memory shared by "
-            f"the host and every GPU); use Device({device.kind!r}, 0)"
+        return _MACHINE_WIDE[device.kind](nbytes)
+    count = runtime().device_count()
+    if device.index >= count:
+        raise CUDAUnavailableError(
+            f"{device} does not exist: this machine has {count} GPU(s), "
+            f"numbered from 0 to {count - 1}"
         )
-    if device.kind == "cuda_managed":
-        return CudaManagedStorage(nbytes)
-    return CudaPinnedStorage(nbytes)
+    return CudaDeviceStorage(nbytes, device.index)
+
+
+# The machine-wide CUDA kinds (the memory-kind table's column); device
+# memory, one GPU's, is the other.
+_MACHINE_WIDE: dict[str, Callable[[int], _CudaStorage]] = {
+    cls.kind: cls for cls in (CudaManagedStorage, CudaPinnedStorage)
+}

@@ -139,7 +139,7 @@ class CudaFamily(MemoryFamily):
         """One ``cudaMemcpyAsync`` on the work stream of the GPU involved
         (the direction follows from unified addresses), and a wait when the
         host reads the result next."""
-        gpu = target if target.kind == "cuda" else source
+        gpu = source if target.memory.machine_wide else target
         with cuda_runtime.on_device(streams.gpu_of(gpu)) as rt:
             stream = streams.work_stream()
             rt.memcpy_async(dst, src, nbytes, stream)
@@ -156,7 +156,8 @@ class CudaFamily(MemoryFamily):
         """dlarray's work stream on the producer's GPU (which must exist),
         or the current GPU's for managed and pinned memory (which belong to
         no one GPU)."""
-        if KIND_OF_TYPE[device_type].name == "cuda" and cuda_runtime.available():
+        on_one_gpu = not KIND_OF_TYPE[device_type].machine_wide
+        if on_one_gpu and cuda_runtime.available():
             count = cuda_runtime.runtime().device_count()
             if not 0 <= device_id < count:
                 raise BufferError(
@@ -169,7 +170,7 @@ class CudaFamily(MemoryFamily):
         # Device memory: that GPU's stream; managed or pinned: the current
         # GPU's (streams.gpu_of, read from the pair: a producer's device_id
         # is not checked here, and need not make a valid Device).
-        on_one_gpu = KIND_OF_TYPE[device_type].name == "cuda"
+        on_one_gpu = not KIND_OF_TYPE[device_type].machine_wide
         return streams.work_stream(device_id if on_one_gpu else None)
 
     def order_import(self, device_type: int, device_id: int, producer_stream: int) -> bool:
@@ -178,7 +179,7 @@ class CudaFamily(MemoryFamily):
         producer = producer_stream or streams.LEGACY_DEFAULT  # NULL: the default stream
         device = Device.from_dlpack((device_type, device_id))
         with cuda_runtime.on_device(streams.gpu_of(device)) as rt:
-            if device.kind != "cuda":
+            if device.memory.machine_wide:
                 # Managed and pinned memory: dlarray computes on them from the
                 # host (NumPy), so the host waits for the producer's work.
                 rt.stream_synchronize(producer)
@@ -190,8 +191,9 @@ class CudaFamily(MemoryFamily):
         if not cuda_runtime.available():
             return ()
         count = cuda_runtime.runtime().device_count()
-        gpus = tuple(Device("cuda", i) for i in range(count))
-        shared = (Device(kind, 0) for kind in kinds_of("cuda") if kind != "cuda")
+        kinds = [KINDS[name] for name in kinds_of("cuda")]
+        gpus = (Device(k.name, i) for k in kinds if not k.machine_wide for i in range(count))
+        shared = (Device(k.name, 0) for k in kinds if k.machine_wide)
         return (*gpus, *shared)
 
 
