@@ -39,6 +39,13 @@ def copy_to_device(x: DLArray, target: Device) -> DLArray:
             f"dlarray cannot copy from {source} to {target}: it moves data between host "
             f"memory, the CUDA memory kinds and the SYCL USM kinds"
         )
+    try:
+        family_of(target).check_allocatable(target)
+    except ValueError as exc:
+        if isinstance(exc, BufferError):  # CUDA or SYCL missing: says what to install
+            raise
+        # A copy is an exchange: what cannot be placed there is a BufferError.
+        raise BufferError(f"dlarray cannot copy from {source} to {target}: {exc}") from None
     if not getattr(x._owner, "in_default_context", True):
         return copy_to_device(_host_copy_of_foreign(x), target)
     if families == {"cuda", "sycl"}:

@@ -73,6 +73,26 @@ def test_memory_without_a_runtime_is_refused_by_its_family():
     assert family_of(Device("cpu")).devices() == (dlarray.Device("cpu"),)
 
 
+def test_host_memory_is_device_0_only():
+    # DLPack numbers the one host memory 0; an array on ("cpu", 1) would
+    # export the pair (1, 1), which consumers refuse.
+    for make in (
+        lambda: dlarray.zeros(3, device=Device("cpu", 1)),
+        lambda: dlarray.empty(3, device=Device("cpu", 1)),
+        lambda: dlarray.zeros(3).to_device(Device("cpu", 1)),
+        lambda: dlarray.asarray([1.0], device=(1, 1)),
+    ):
+        with pytest.raises(ValueError, match=r"Device\('cpu', 1\).*device 0"):
+            make()
+    # Asked of an exchange, the same refusal is a BufferError (the taxonomy).
+    for export in (
+        lambda: dlarray.zeros(3).__dlpack__(max_version=(1, 3), dl_device=(1, 1)),
+        lambda: dlarray.from_dlpack(np.zeros(3), device=(1, 1)),
+    ):
+        with pytest.raises(BufferError, match=r"Device\('cpu', 1\).*device 0"):
+            export()
+
+
 def test_the_stream_choice_answers_per_family():
     assert stream_choice(1, 0) is None  # host memory has no streams
     assert stream_choice(4, 0) is None  # OpenCL: no runtime in dlarray, no streams

@@ -104,9 +104,16 @@ class HostFamily(MemoryFamily):
     name = "host"
 
     def check_allocatable(self, device: Device) -> None:
-        """Host memory can always be allocated."""
+        """Host memory can always be allocated, as device 0: DLPack numbers
+        the one host memory 0."""
+        if device.index != 0:
+            raise ValueError(
+                f"dlarray cannot allocate memory on {device}: DLPack numbers host memory "
+                f"device 0; use Device('cpu')"
+            )
 
     def allocate(self, device: Device, nbytes: int, zero: bool) -> tuple[object, int]:
+        self.check_allocatable(device)
         storage = HostStorage(nbytes, zero=zero)
         return storage, storage.pointer
 
