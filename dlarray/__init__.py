@@ -16,8 +16,8 @@ Examples
 """
 
 import math
-import os
-import sys
+import os as _os
+import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from dlarray import _core
@@ -69,7 +69,7 @@ _array.DELEGATES.update(
     _to_device=creation.to_device,
     _dlpack_copy=_transfer.copy_to_device,
     _dlpack_check_stream=order_export,
-    _namespace=sys.modules[__name__],
+    _namespace=_sys.modules[__name__],
 )
 _array.ELEMENTWISE_KERNELS.update(elementwise.KERNELS)
 # The C core calls up too: the complete from_dlpack for what its fast path
@@ -81,6 +81,9 @@ _core.set_sycl_importer(FAMILIES["sycl"].check_import)
 _core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
 if numpy_engine.ERROR_STATE is not None:
     _core.register_engine(numpy_engine.ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
+# The wiring's names are not the namespace's.
+del array_object, creation, elementwise, indexing_object, numpy_engine, routing
+del FAMILIES, order_export
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
@@ -113,7 +116,7 @@ def get_include() -> str:
     >>> sorted(f for f in os.listdir(dlarray.get_include()) if f.endswith(".h"))
     ['dlarray_capi.h', 'dlpack_abi.h']
     """
-    return os.path.join(os.path.dirname(__file__), "include")
+    return _os.path.join(_os.path.dirname(__file__), "include")
 
 
 # One module attribute per dtype, from the single dtype table.
