@@ -19,6 +19,7 @@ runs in the lint session too: ``python tests/test_layers.py``.
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def layer_of(module: str) -> int:
     return best
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -114,6 +116,7 @@ def imports(path: Path, known: set[str]) -> tuple[list[tuple[str, int]], list[tu
     return top, local
 
 
+@functools.cache
 def graph() -> tuple[dict[str, list[tuple[str, int]]], dict[str, list[tuple[str, int]]]]:
     found = modules()
     known = set(found) | {"dlarray._core"}

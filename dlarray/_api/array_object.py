@@ -13,7 +13,8 @@ from typing import Any
 
 from dlarray._array import DELEGATES, DLArray
 from dlarray._device import CPU
-from dlarray._engine.routing import can_view, engine_view
+from dlarray._engine.numpy_engine import can_view
+from dlarray._engine.routing import engine_view
 from dlarray._rules import CATEGORIES
 
 _CONVERSION_CATEGORY = {
