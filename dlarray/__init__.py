@@ -40,7 +40,7 @@ from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
 from dlarray._engine import numpy_engine, routing
-from dlarray._storage.family import FAMILIES, order_export
+from dlarray._storage.family import FAMILIES, order_export, prepare_host_access
 from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
@@ -63,7 +63,13 @@ _array.DELEGATES.update(NAMESPACE)
 _array.DELEGATES.update(
     _inplace=array_object.inplace,
     _scalar=array_object.to_scalar,
+    _round=array_object.round_to,
+    _format=array_object.format_with,
     _repr=array_object.repr_of,
+    _to_numpy=array_object.to_numpy,
+    _host_access=prepare_host_access,
+    _copy=array_object.copy_of,
+    _reduce=array_object.reduce,
     _getitem=indexing_object.getitem,
     _setitem=indexing_object.setitem,
     _to_device=creation.to_device,
@@ -81,9 +87,11 @@ _core.set_sycl_importer(FAMILIES["sycl"].check_import)
 _core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
 if numpy_engine.ERROR_STATE is not None:
     _core.register_engine(numpy_engine.ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
+# Pickles rebuild arrays through a name that outlives the layers' layout.
+_unpickle = array_object.unpickle
 # The wiring's names are not the namespace's.
 del array_object, creation, elementwise, indexing_object, numpy_engine, routing
-del FAMILIES, order_export
+del FAMILIES, order_export, prepare_host_access
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack

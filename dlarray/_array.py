@@ -9,25 +9,29 @@ Arrays are made only by the library (``asarray``, ``empty``, ``zeros``,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsIndex
 
 import dlarray._core as _core
 from dlarray._device import CPU, Device, device_of
-from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
 from dlarray._views import permute_dims
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
-_SCALAR_TYPES = frozenset({bool, int, float, complex})
 
 # The array object sits below the layers that compute, copy and index: it
 # reaches them through this one table, which dlarray/__init__.py fills once
 # every layer is loaded (and so no module here imports upwards).  Its keys:
 #   the namespace functions the operators mean ("add", "negative", ...);
-#   "_inplace", "_scalar", "_getitem", "_setitem", "_repr": the array
-#   object's rules that need an engine (dlarray._api.array_object,
-#   dlarray._api.indexing_object);
-#   "_to_device", "_dlpack_copy", "_dlpack_check_stream": moving memory
-#   (dlarray._api.creation, dlarray._transfer, the memory families);
+#   "_inplace", "_scalar", "_getitem", "_setitem", "_repr", "_str",
+#   "_format", "_round": the array object's rules that need an engine
+#   (dlarray._api.array_object, dlarray._api.indexing_object,
+#   dlarray._api.printing);
+#   "_to_device", "_dlpack_copy", "_dlpack_check_stream", "_copy": moving
+#   and copying memory (dlarray._api.creation, dlarray._transfer, the memory
+#   families);
+#   "_host_access", "_to_numpy": NumPy's conversion protocols on memory the
+#   host can read (the memory families, dlarray._api.array_object);
+#   "_reduce", "_unpickle": pickling (dlarray._api.array_object);
 #   "_namespace": the dlarray module itself.
 DELEGATES: dict[str, Any] = {}
 #: name -> (kernel, allowed dtypes) of elementwise functions, so that an
@@ -36,8 +40,64 @@ ELEMENTWISE_KERNELS: dict[str, tuple[Any, frozenset[Any]]] = {}
 _fast_binary = _core.engine_binary
 
 
+# The operators' symbols, for messages.
+_SYMBOLS = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "floor_divide": "//",
+    "remainder": "%",
+    "pow": "**",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "bitwise_left_shift": "<<",
+    "bitwise_right_shift": ">>",
+    "matmul": "@",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+}
+
+
+def _mixing_error(other: object, operator: str) -> TypeError:
+    """The error for an operator between a DLArray and another library's
+    array: the standard leaves mixing out, and a silent conversion could
+    copy or move memory, so the message says how to convert instead."""
+    library = type(other).__module__.split(".")[0]
+    return TypeError(
+        f"unsupported operand for {operator}: a dlarray array and a {library} "
+        f"{type(other).__name__}; dlarray does not mix another library's arrays into its "
+        f"operators.  Convert one side first: dlarray.asarray(other) brings it into "
+        f"dlarray (zero-copy through DLPack where it can), or {library}.from_dlpack(x) "
+        f"takes the dlarray array into {library}"
+    )
+
+
+def _operand(other: Any, scalars: bool, operator: str) -> Any:
+    """``other`` as the other operand of a DLArray's operator: a DLArray, a Python
+    scalar (instances of subclasses such as ``numpy.float64`` become the
+    Python scalar), or NotImplemented for anything else, so that Python can
+    try ``other``'s reflected method.  Another library's array raises the
+    mixing error at once."""
+    if isinstance(other, DLArray):
+        return other
+    if scalars:
+        scalar = as_python_scalar(other)
+        if scalar is not None:
+            return scalar
+    kind = type(other)
+    if hasattr(kind, "__dlpack__") or hasattr(kind, "__array__"):
+        raise _mixing_error(other, operator)
+    return NotImplemented
+
+
 def _forward(name: str, *, scalars: bool = True) -> Any:
-    accepted = _SCALAR_TYPES if scalars else frozenset()
+    accepted = SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
         fast = ELEMENTWISE_KERNELS.get(name)
@@ -46,7 +106,9 @@ def _forward(name: str, *, scalars: bool = True) -> Any:
             if result is not None:
                 return result
         if type(other) is not DLArray and type(other) not in accepted:
-            return NotImplemented
+            other = _operand(other, scalars, _SYMBOLS[name])
+            if other is NotImplemented:
+                return NotImplemented
         return DELEGATES[name](self, other)
 
     method.__name__ = f"__{name}__"
@@ -54,22 +116,26 @@ def _forward(name: str, *, scalars: bool = True) -> Any:
 
 
 def _reflected(name: str, *, scalars: bool = True) -> Any:
-    accepted = _SCALAR_TYPES if scalars else frozenset()
+    accepted = SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
         if type(other) is not DLArray and type(other) not in accepted:
-            return NotImplemented
+            other = _operand(other, scalars, _SYMBOLS[name])
+            if other is NotImplemented:
+                return NotImplemented
         return DELEGATES[name](other, self)
 
     return method
 
 
 def _inplace(name: str, *, scalars: bool = True) -> Any:
-    accepted = _SCALAR_TYPES if scalars else frozenset()
+    accepted = SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
         if type(other) is not DLArray and type(other) not in accepted:
-            return NotImplemented
+            other = _operand(other, scalars, _SYMBOLS[name] + "=")
+            if other is NotImplemented:
+                return NotImplemented
         return DELEGATES["_inplace"](name, self, other)
 
     return method
@@ -203,6 +269,26 @@ class DLArray(_core.ArrayBase):
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
+    def __len__(self) -> int:
+        """The length of the first axis, as for Python sequences.
+
+        A 0-d array has no first axis: ``TypeError``, as ``len()`` of a
+        NumPy 0-d array.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> len(dlarray.zeros((4, 2))), len(dlarray.zeros((0, 3)))
+        (4, 0)
+        >>> len(dlarray.asarray(1.0))
+        Traceback (most recent call last):
+            ...
+        TypeError: len() of a 0-d array
+        """
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
     def _getitem_general(self, key: Any, /) -> DLArray:
         return DELEGATES["_getitem"](self, key)
 
@@ -333,10 +419,122 @@ class DLArray(_core.ArrayBase):
     def __complex__(self, /) -> complex:
         return complex(DELEGATES["_scalar"](self, "__complex__", "all"))
 
+    def __round__(self, ndigits: int | None = None) -> DLArray:
+        """``round(x)`` and ``round(x, ndigits)``: a new array of ``x``'s dtype.
+
+        Without ``ndigits`` this is the namespace's ``round`` (half to even);
+        with it, values are rounded to ``ndigits`` decimals as NumPy's
+        ``round`` does (negative ``ndigits`` round to tens, hundreds...).
+        Like ``round()`` of a NumPy array, the result is an array, also for
+        a 0-d array: ``float(round(x, 2))`` gives the Python number.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> round(dlarray.asarray([0.5, 1.5, 2.675]))
+        dlarray.asarray([0.0, 2.0, 3.0], dtype=dlarray.float64)
+        >>> round(dlarray.asarray([3.14159, 2.71828]), 2)
+        dlarray.asarray([3.14, 2.72], dtype=dlarray.float64)
+        >>> round(dlarray.asarray([1234, 1250]), -2)
+        dlarray.asarray([1200, 1200], dtype=dlarray.int64)
+        """
+        return DELEGATES["_round"](self, ndigits)
+
     # ---- conversions and display ----
 
     def __repr__(self) -> str:
         return DELEGATES["_repr"](self)
+
+    def __format__(self, format_spec: str, /) -> str:
+        """``format(x, spec)`` and f-strings: a 0-d array formats as the
+        Python scalar it holds; an empty ``spec`` gives ``str(x)``.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> x = dlarray.asarray([3.14159, 2.5])
+        >>> f"{x[0]:.2f} and {x[1]:>6}"
+        '3.14 and    2.5'
+        >>> f"{dlarray.asarray(255):#x}"
+        '0xff'
+        """
+        return DELEGATES["_format"](self, format_spec)
+
+    # ---- NumPy's conversion protocols, on memory the host can read ----
+    # The buffer protocol is C (buffer.c); both refuse device memory with a
+    # TypeError that says how to copy it, and never copy it implicitly.
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """This array as a ``numpy.ndarray``, for ``numpy.asarray(x)``.
+
+        Zero-copy where NumPy allows it (the ndarray shares this array's
+        memory and is read-only if it is); ``copy=True`` always copies and
+        ``copy=False`` raises ``ValueError`` when a copy would be needed (a
+        ``dtype`` conversion), as NumPy 2 specifies.  Memory the host cannot
+        read (CUDA device memory, SYCL device USM) raises ``TypeError``
+        naming ``x.to_device("cpu")``.
+
+        Examples
+        --------
+        >>> import dlarray, numpy as np
+        >>> x = dlarray.asarray([1.0, 2.0, 3.0])
+        >>> a = np.asarray(x)
+        >>> a, np.shares_memory(a, np.from_dlpack(x))
+        (array([1., 2., 3.]), True)
+        >>> np.asarray(x, dtype=np.float32)
+        array([1., 2., 3.], dtype=float32)
+        >>> x.__array__(dtype=np.float32, copy=False)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        ValueError: __array__(dtype=float32, copy=False): converting float64 to float32 ...
+        """
+        return DELEGATES["_to_numpy"](self, dtype, copy)
+
+    def _prepare_host_access(self) -> None:
+        """Called by the buffer protocol (buffer.c) for memory other than
+        plain host memory: the memory family refuses or waits."""
+        DELEGATES["_host_access"](self, "the buffer protocol (memoryview, bytes, NumPy)")
+
+    # ---- copying and pickling ----
+
+    def __copy__(self) -> DLArray:
+        """``copy.copy(x)``: a new array with its own memory of the same kind
+        (arrays are mutable, so a copy shares nothing, as NumPy's does).
+
+        Examples
+        --------
+        >>> import copy, dlarray
+        >>> x = dlarray.asarray([1, 2])
+        >>> y = copy.copy(x)
+        >>> y[0] = 10
+        >>> x
+        dlarray.asarray([1, 2], dtype=dlarray.int64)
+        """
+        return DELEGATES["_copy"](self)
+
+    def __deepcopy__(self, memo: dict[int, Any], /) -> DLArray:
+        """``copy.deepcopy(x)``: as :meth:`__copy__` (the elements are
+        numbers, with nothing deeper to copy)."""
+        return DELEGATES["_copy"](self)
+
+    def __reduce_ex__(self, protocol: SupportsIndex, /) -> tuple[Any, ...]:
+        """Pickling: the values, dtype, shape and memory kind by value.
+
+        Any dtype pickles, sub-byte ones included.  An array in device
+        memory pickles its values (copied to the host) and unpickles onto
+        the same memory kind and index; where that kind cannot be reached
+        when unpickling, ``pickle.loads`` raises an error naming what is
+        missing.  With protocol 5 the host bytes travel out of band
+        (``pickle.PickleBuffer``), without a copy into the pickle.
+
+        Examples
+        --------
+        >>> import pickle, dlarray
+        >>> x = dlarray.asarray([[1.5, 2.5]], dtype=dlarray.float32)
+        >>> pickle.loads(pickle.dumps(x))
+        dlarray.asarray([[1.5, 2.5]], dtype=dlarray.float32)
+        """
+        return DELEGATES["_reduce"](self, int(protocol))
 
     # ---- hooks called by the C core's __dlpack__ ----
 

@@ -8,6 +8,8 @@ dtype`` exists once and no code ladders over type codes.
 
 from __future__ import annotations
 
+from typing import Final
+
 import dlarray._core as _core
 
 
@@ -142,3 +144,37 @@ def dtypes() -> tuple[DType, ...]:
     26
     """
     return tuple(DTYPES_BY_NAME.values())
+
+
+#: The Python scalar types the Array API lets stand for arrays in operators
+#: and functions.
+SCALAR_TYPES: Final = frozenset({bool, int, float, complex})
+
+
+def as_python_scalar(value: object) -> bool | int | float | complex | None:
+    """``value`` as a Python scalar, or None when it is not one.
+
+    Instances of subclasses of ``int``, ``float`` and ``complex`` count as
+    the Python scalar they subclass (``numpy.float64`` is a ``float``,
+    ``numpy.complex128`` a ``complex``, an ``IntEnum`` member an ``int``), so
+    they follow the standard's Python-scalar rules; NumPy's integer and bool
+    scalars subclass nothing of Python's and are not scalars here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._dtypes import as_python_scalar
+    >>> as_python_scalar(np.float64(2.5)), type(as_python_scalar(np.float64(2.5)))
+    (2.5, <class 'float'>)
+    >>> as_python_scalar(np.int64(3)) is None
+    True
+    """
+    if type(value) in SCALAR_TYPES:
+        return value  # type: ignore[return-value]
+    if isinstance(value, int):  # bool has no subclasses: an int subclass
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return complex(value)
+    return None

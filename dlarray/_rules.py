@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from dlarray._array import DLArray
 from dlarray._device import CPU, Device
-from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
 
 _D = DTYPES_BY_NAME
 
@@ -82,9 +82,6 @@ KINDS: Final[dict[str, frozenset[DType]]] = {
     "complex floating": CATEGORIES["complex floating"],
     "numeric": CATEGORIES["numeric"],
 }
-
-#: The Python scalar types the standard lets stand for arrays.
-SCALAR_TYPES: Final = frozenset({bool, int, float, complex})
 
 #: The default dtypes of this implementation (``__array_namespace_info__``).
 DEFAULT_DTYPES: Final[dict[str, DType]] = {
@@ -199,7 +196,9 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
 
 
 def is_scalar(value: Any) -> bool:
-    """True for the Python scalar types the standard allows as operands."""
+    """True for the Python scalar types the standard allows as operands
+    (exactly; :func:`dlarray._dtypes.as_python_scalar` converts instances
+    of their subclasses, such as ``numpy.float64``, first)."""
     return type(value) in SCALAR_TYPES
 
 
@@ -249,8 +248,8 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
             dtypes.append(item.dtype)
         elif isinstance(item, DType):
             dtypes.append(item)
-        elif is_scalar(item):
-            scalars.append(item)
+        elif as_python_scalar(item) is not None:
+            scalars.append(as_python_scalar(item))
         else:
             raise TypeError(
                 f"result_type: expected arrays, dtypes or Python scalars, got {type(item).__name__}"

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
-from dlarray._dtypes import DType
+from dlarray._dtypes import DType, as_python_scalar
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import engine_view
 from dlarray._rules import (
@@ -102,6 +102,11 @@ def binary(
         return a1, a2, dtype
     if t1 in SCALAR_TYPES and t2 in SCALAR_TYPES:
         raise TypeError(f"{func}: at least one argument must be a dlarray array, got two scalars")
+    # Instances of subclasses of Python's scalar types (numpy.float64 is a
+    # float) are the Python scalars they subclass.
+    s1, s2 = as_python_scalar(x1), as_python_scalar(x2)
+    if (s1 is not None and t1 not in SCALAR_TYPES) or (s2 is not None and t2 not in SCALAR_TYPES):
+        return binary(x1 if s1 is None else s1, x2 if s2 is None else s2, allowed, category, func)
     bad = x2 if isinstance(x1, DLArray) or t1 in SCALAR_TYPES else x1
     raise TypeError(
         f"{func}: expected dlarray arrays or Python scalars, got {type(bad).__name__}; "

@@ -20,6 +20,7 @@ from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
+from dlarray._dtypes import as_python_scalar
 from dlarray._engine.routing import call, engine_view, wrap
 from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
 
@@ -297,6 +298,9 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
 #: object's operators to try the C fast path themselves (dlarray/__init__.py
 #: hands it to dlarray._array).
 KERNELS: dict[str, tuple[Kernel, frozenset[Any]]] = {}
+#: name -> the dtype category of a binary function's inputs (for the
+#: in-place operators' checks and messages).
+BINARY_CATEGORIES: dict[str, str] = {name: category for name, (_, category) in _BINARY.items()}
 
 
 def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
@@ -394,6 +398,8 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     dtype = x.dtype
     bounds: list[Any] = []
     for label, bound in (("min", min), ("max", max)):
+        if as_python_scalar(bound) is not None:
+            bound = as_python_scalar(bound)  # numpy.float64 is a float
         if bound is None:
             bounds.append(None)
             continue

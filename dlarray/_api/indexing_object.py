@@ -15,8 +15,9 @@ from typing import Any
 from dlarray._api._operands import scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._array import DLArray
+from dlarray._dtypes import as_python_scalar
 from dlarray._engine.routing import engine_view, wrap
-from dlarray._rules import CATEGORIES, common_device, is_scalar, promote, scalar_dtype
+from dlarray._rules import CATEGORIES, common_device, promote, scalar_dtype
 from dlarray._views import basic_index
 
 _INDEX_DTYPES = CATEGORIES["integer"] | CATEGORIES["bool"]
@@ -81,13 +82,14 @@ def _value(x: DLArray, value: Any) -> Any:
                 f"{x.dtype.name} array without changing its dtype; convert it with astype"
             )
         return engine_view(value)
-    if is_scalar(value):
-        if scalar_dtype(value, x.dtype, "__setitem__") is not x.dtype:
+    scalar = as_python_scalar(value)  # numpy.float64 is a float
+    if scalar is not None:
+        if scalar_dtype(scalar, x.dtype, "__setitem__") is not x.dtype:
             raise TypeError(
-                f"__setitem__: a Python {type(value).__name__} cannot be stored in a "
+                f"__setitem__: a Python {type(scalar).__name__} cannot be stored in a "
                 f"{x.dtype.name} array"
             )
-        return scalar_array(value, x.dtype, "__setitem__")
+        return scalar_array(scalar, x.dtype, "__setitem__")
     raise TypeError(
         f"__setitem__: the value must be a dlarray array or a Python scalar, got "
         f"{type(value).__name__}"

@@ -594,4 +594,5 @@ PyTypeObject DLAArrayBase_Type = {
     .tp_getset = array_getset,
     .tp_members = array_members,
     .tp_as_mapping = &array_as_mapping,
+    .tp_as_buffer = &dla_array_as_buffer,
 };

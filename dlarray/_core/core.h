@@ -143,6 +143,7 @@ typedef struct {
     const char *kind; /* "bool", "signed integer", "unsigned integer",
                          "real floating", "complex floating", or
                          "extended floating" for types outside the Array API */
+    const char *buffer_format; /* PEP 3118 format ("d", "Zf", ...); NULL: none */
 } DLADTypeEntry;
 
 extern const DLADTypeEntry dla_dtype_table[];
@@ -250,6 +251,8 @@ typedef struct {
 } DLAArrayObject;
 
 extern PyTypeObject DLAArrayBase_Type;
+/* buffer.c: the array object's buffer protocol (PEP 3118). */
+extern PyBufferProcs dla_array_as_buffer;
 
 #define DLAArray_Check(op) PyObject_TypeCheck(op, &DLAArrayBase_Type)
 
@@ -371,6 +374,8 @@ typedef struct {
     /* -- interned strings and constants: PyInit__core (module.c) -- */
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
+    PyObject *str_host_access;        /* "_prepare_host_access" (buffer.c) */
+    PyObject *str_requires_grad;      /* "requires_grad" (exchange_consumer.c) */
     PyObject *kw_stream, *kw_max_version, *kw_dl_device, *kw_copy, *kw_device;
     PyObject *str_dunder_dlpack;      /* "__dlpack__" */
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */

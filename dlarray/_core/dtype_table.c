@@ -6,34 +6,46 @@
  * the same rows (dlarray._dtypes), so there is nothing to keep in sync.
  */
 #include "core.h"
+#include <limits.h>
+
+/* 64-bit integers in the buffer protocol: C `long` where it is 64 bits
+ * (Linux, macOS), as NumPy writes them, so that np.asarray(memoryview(x))
+ * has NumPy's own int64 type; `long long` elsewhere (Windows). */
+#if LONG_MAX == 0x7fffffffffffffffL
+#define DLA_INT64_FORMAT "l"
+#define DLA_UINT64_FORMAT "L"
+#else
+#define DLA_INT64_FORMAT "q"
+#define DLA_UINT64_FORMAT "Q"
+#endif
 
 const DLADTypeEntry dla_dtype_table[] = {
-    {"bool", kDLBool, 8, "bool"},
-    {"int8", kDLInt, 8, "signed integer"},
-    {"int16", kDLInt, 16, "signed integer"},
-    {"int32", kDLInt, 32, "signed integer"},
-    {"int64", kDLInt, 64, "signed integer"},
-    {"uint8", kDLUInt, 8, "unsigned integer"},
-    {"uint16", kDLUInt, 16, "unsigned integer"},
-    {"uint32", kDLUInt, 32, "unsigned integer"},
-    {"uint64", kDLUInt, 64, "unsigned integer"},
-    {"float16", kDLFloat, 16, "real floating"},
-    {"float32", kDLFloat, 32, "real floating"},
-    {"float64", kDLFloat, 64, "real floating"},
-    {"complex64", kDLComplex, 64, "complex floating"},
-    {"complex128", kDLComplex, 128, "complex floating"},
-    {"bfloat16", kDLBfloat, 16, "extended floating"},
-    {"float8_e3m4", kDLFloat8_e3m4, 8, "extended floating"},
-    {"float8_e4m3", kDLFloat8_e4m3, 8, "extended floating"},
-    {"float8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz, 8, "extended floating"},
-    {"float8_e4m3fn", kDLFloat8_e4m3fn, 8, "extended floating"},
-    {"float8_e4m3fnuz", kDLFloat8_e4m3fnuz, 8, "extended floating"},
-    {"float8_e5m2", kDLFloat8_e5m2, 8, "extended floating"},
-    {"float8_e5m2fnuz", kDLFloat8_e5m2fnuz, 8, "extended floating"},
-    {"float8_e8m0fnu", kDLFloat8_e8m0fnu, 8, "extended floating"},
-    {"float6_e2m3fn", kDLFloat6_e2m3fn, 6, "extended floating"},
-    {"float6_e3m2fn", kDLFloat6_e3m2fn, 6, "extended floating"},
-    {"float4_e2m1fn", kDLFloat4_e2m1fn, 4, "extended floating"},
+    {"bool", kDLBool, 8, "bool", "?"},
+    {"int8", kDLInt, 8, "signed integer", "b"},
+    {"int16", kDLInt, 16, "signed integer", "h"},
+    {"int32", kDLInt, 32, "signed integer", "i"},
+    {"int64", kDLInt, 64, "signed integer", DLA_INT64_FORMAT},
+    {"uint8", kDLUInt, 8, "unsigned integer", "B"},
+    {"uint16", kDLUInt, 16, "unsigned integer", "H"},
+    {"uint32", kDLUInt, 32, "unsigned integer", "I"},
+    {"uint64", kDLUInt, 64, "unsigned integer", DLA_UINT64_FORMAT},
+    {"float16", kDLFloat, 16, "real floating", "e"},
+    {"float32", kDLFloat, 32, "real floating", "f"},
+    {"float64", kDLFloat, 64, "real floating", "d"},
+    {"complex64", kDLComplex, 64, "complex floating", "Zf"},
+    {"complex128", kDLComplex, 128, "complex floating", "Zd"},
+    {"bfloat16", kDLBfloat, 16, "extended floating", NULL},
+    {"float8_e3m4", kDLFloat8_e3m4, 8, "extended floating", NULL},
+    {"float8_e4m3", kDLFloat8_e4m3, 8, "extended floating", NULL},
+    {"float8_e4m3b11fnuz", kDLFloat8_e4m3b11fnuz, 8, "extended floating", NULL},
+    {"float8_e4m3fn", kDLFloat8_e4m3fn, 8, "extended floating", NULL},
+    {"float8_e4m3fnuz", kDLFloat8_e4m3fnuz, 8, "extended floating", NULL},
+    {"float8_e5m2", kDLFloat8_e5m2, 8, "extended floating", NULL},
+    {"float8_e5m2fnuz", kDLFloat8_e5m2fnuz, 8, "extended floating", NULL},
+    {"float8_e8m0fnu", kDLFloat8_e8m0fnu, 8, "extended floating", NULL},
+    {"float6_e2m3fn", kDLFloat6_e2m3fn, 6, "extended floating", NULL},
+    {"float6_e3m2fn", kDLFloat6_e3m2fn, 6, "extended floating", NULL},
+    {"float4_e2m1fn", kDLFloat4_e2m1fn, 4, "extended floating", NULL},
 };
 const Py_ssize_t dla_dtype_table_len =
     (Py_ssize_t)(sizeof(dla_dtype_table) / sizeof(dla_dtype_table[0]));

@@ -11,6 +11,8 @@ dla_state_clear(void)
 {
     Py_CLEAR(dla_state.str_dlpack_copy);
     Py_CLEAR(dla_state.str_dlpack_stream);
+    Py_CLEAR(dla_state.str_host_access);
+    Py_CLEAR(dla_state.str_requires_grad);
     Py_CLEAR(dla_state.kw_stream);
     Py_CLEAR(dla_state.kw_max_version);
     Py_CLEAR(dla_state.kw_dl_device);
@@ -307,6 +309,8 @@ PyInit__core(void)
     }
     dla_state.str_dlpack_copy = PyUnicode_InternFromString("_dlpack_copy");
     dla_state.str_dlpack_stream = PyUnicode_InternFromString("_dlpack_check_stream");
+    dla_state.str_host_access = PyUnicode_InternFromString("_prepare_host_access");
+    dla_state.str_requires_grad = PyUnicode_InternFromString("requires_grad");
     dla_state.kw_stream = PyUnicode_InternFromString("stream");
     dla_state.kw_max_version = PyUnicode_InternFromString("max_version");
     dla_state.kw_dl_device = PyUnicode_InternFromString("dl_device");
@@ -335,6 +339,7 @@ PyInit__core(void)
         !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
         !dla_state.kwnames_stream_max_version || !dla_state.kwnames_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
+        !dla_state.str_host_access || !dla_state.str_requires_grad ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||
         !dla_state.kw_dl_device || !dla_state.kw_copy || !dla_state.kw_device) {
         return NULL;

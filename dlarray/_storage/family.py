@@ -310,3 +310,19 @@ def order_export(x: Any, stream: object) -> None:
 
 def _quoted(kinds: tuple[str, ...]) -> str:
     return ", ".join(repr(k) for k in kinds)
+
+
+def prepare_host_access(x: Any, what: str) -> None:
+    """Before the host reads ``x``'s memory through a plain pointer (the
+    buffer protocol, ``__array__``): refuse memory the host cannot read,
+    and wait for dlarray's queued work on the rest (managed, pinned and
+    SYCL shared/host memory).  Device memory is never copied behind the
+    caller's back: the error says how to copy it."""
+    device = x.device
+    if not device.memory.host_readable:
+        raise TypeError(
+            f"{what}: this array lives in {device.kind} memory on {device}, which the host "
+            f"cannot read, and dlarray does not copy it to the host implicitly; copy it "
+            f"first with x.to_device('cpu') (or numpy.from_dlpack(x, device='cpu'))"
+        )
+    family_of(device).synchronize_for_host(device)
