@@ -869,7 +869,8 @@ def test_from_dlpack_of_torch_goes_through_torchs_table():
 def test_torchs_table_exports_requires_grad_tensors_that_dunder_refuses():
     # A deviation of PyTorch 2.13: __dlpack__ refuses a tensor that
     # requires grad (BufferError, "use tensor.detach()"), its table exports
-    # it, so dlarray.from_dlpack imports it, zero-copy.
+    # it.  dlarray.from_dlpack does not take that way around the refusal:
+    # the tensor takes the protocol and torch's BufferError arrives.
     torch = import_or_skip("torch")
     t = torch.ones(3, requires_grad=True)
     with pytest.raises(BufferError, match="gradient"):
@@ -879,8 +880,38 @@ def test_torchs_table_exports_requires_grad_tensors_that_dunder_refuses():
     assert m.contents.dl_tensor.data == t.data_ptr()
     assert m.contents.flags == 0
     et.call_deleter(m)
+    with pytest.raises(BufferError, match="gradient"):
+        dlarray.from_dlpack(t)
+    t.requires_grad_(False)  # the same tensor, now without autograd: the table
     x = dlarray.from_dlpack(t)
     assert first_element(x) == t.data_ptr()
+
+
+class _GradientTracked:
+    """A producer whose objects carry ``requires_grad`` and whose
+    ``__dlpack__`` refuses them, as PyTorch's does."""
+
+    def __init__(self, array, requires_grad):
+        self.array = array
+        self.requires_grad = requires_grad
+
+    def __dlpack__(self, **kwargs):
+        if self.requires_grad:
+            raise BufferError("this producer refuses tensors that require grad")
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_any_producer_whose_objects_require_grad_answers_through_its_protocol():
+    # A type with a table and a requires_grad attribute: an object that
+    # requires grad never reaches the table (dlarray's own table is used
+    # here, which would refuse a foreign object with TypeError).
+    cls = type("Tracked", (_GradientTracked,), {})
+    cls.__dlpack_c_exchange_api__ = dlarray.DLArray.__dlpack_c_exchange_api__
+    with pytest.raises(BufferError, match="refuses tensors that require grad"):
+        dlarray.from_dlpack(cls(dlarray.asarray([1.0, 2.0]), requires_grad=True))
 
 
 def test_torchs_table_exports_a_conjugated_tensors_memory_as_is():

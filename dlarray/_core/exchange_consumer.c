@@ -24,6 +24,15 @@
  * current work stream and orders its own work after it (a Python hook,
  * dlarray._exchange.order_import), or, when it cannot, gives the tensor
  * back and asks __dlpack__, which orders the work on the producer's side.
+ *
+ * Refusals: a producer's table must not become the way around what its
+ * __dlpack__ refuses.  PyTorch's __dlpack__ refuses a tensor that requires
+ * grad (BufferError: "use tensor.detach()"), because writes through another
+ * library would change an autograd leaf behind autograd's back; its table
+ * exports such tensors (it serves kernels called inside autograd).  So a
+ * tensor whose type has a `requires_grad` attribute (PyTorch's autograd
+ * convention), set to true, takes the protocol, and the producer answers.
+ * Complex tensors take the protocol too (see dla_import_through_table).
  */
 #include "core.h"
 
@@ -36,6 +45,7 @@ typedef struct {
     PyTypeObject *type; /* strong reference, or NULL for a free slot */
     unsigned int version_tag;
     const DLPackExchangeAPI *api; /* NULL: the type has no usable table */
+    bool tracks_gradients;        /* the type has a `requires_grad` attribute */
 } TableCacheEntry;
 
 static TableCacheEntry table_cache[TABLE_CACHE_SIZE];
@@ -132,6 +142,12 @@ dla_exchange_api_of(PyTypeObject *type)
         return NULL;
     }
     const DLPackExchangeAPI *api = usable_version(header);
+    PyObject *gradients = api == NULL ? NULL : type_attribute(type, dla_state.str_requires_grad);
+    if (gradients == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
+    bool tracks_gradients = gradients != NULL;
+    Py_XDECREF(gradients);
     /* The lookups above gave the type a version tag if it can have one;
      * a type without one is looked up every time, which is only slower. */
 #if PY_VERSION_HEX >= 0x030C0000
@@ -142,6 +158,7 @@ dla_exchange_api_of(PyTypeObject *type)
         slot->type = (PyTypeObject *)Py_NewRef(type);
         slot->version_tag = type->tp_version_tag;
         slot->api = api;
+        slot->tracks_gradients = tracks_gradients;
         Py_XDECREF(evicted);
     }
     return api;
@@ -205,9 +222,40 @@ table_refused(void)
     return true;
 }
 
+/* 1 when x is a tensor its producer's __dlpack__ refuses for tracking
+ * gradients (see the top), 0 when not, -1 with an exception. */
+static int
+requires_grad(PyObject *x)
+{
+    PyTypeObject *type = Py_TYPE(x);
+    TableCacheEntry *slot = cache_slot(type);
+    bool tracks = slot->type == type && slot->version_tag == type->tp_version_tag &&
+                  slot->version_tag != 0
+                      ? slot->tracks_gradients
+                      : true; /* not cached: ask the object itself */
+    if (!tracks) {
+        return 0;
+    }
+    PyObject *flag = PyObject_GetAttr(x, dla_state.str_requires_grad);
+    if (flag == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            return 0;
+        }
+        return -1;
+    }
+    int truth = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    return truth;
+}
+
 PyObject *
 dla_import_through_table(PyObject *x, const DLPackExchangeAPI *api)
 {
+    int refused = requires_grad(x);
+    if (refused != 0) {
+        return refused < 0 ? NULL : Py_NewRef(Py_None); /* the protocol answers */
+    }
     DLManagedTensorVersioned *m = NULL;
     int rc = api->managed_tensor_from_py_object_no_sync(x, &m);
     if (rc != 0 && table_refused()) {

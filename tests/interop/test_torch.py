@@ -195,19 +195,22 @@ def test_tensors_torch_will_not_export_are_buffer_errors(
         dlarray.from_dlpack(make_tensor(), copy=copy)  # type: ignore[operator]
 
 
-def test_torch_exchange_table_exports_tensors_that_require_grad() -> None:
-    # A deviation of PyTorch 2.13: its __dlpack__ refuses a tensor that
-    # requires grad, its C exchange table (made for kernels called with
-    # such tensors) exports it.  dlarray imports through the table, like
-    # tvm-ffi, so the import shares memory; detach() first to be explicit.
+def test_tensors_that_require_grad_get_torchs_own_refusal() -> None:
+    # PyTorch's __dlpack__ refuses a tensor that requires grad; its C
+    # exchange table (made for kernels called inside autograd) exports it.
+    # dlarray must not be the way around the refusal: such tensors take
+    # the protocol, and torch's BufferError reaches the caller.
     t = torch.ones(3, requires_grad=True)
     with pytest.raises(BufferError, match="require gradient"):
         t.__dlpack__()
-    x = dlarray.from_dlpack(t)
-    assert x._data + x._byte_offset == t.data_ptr()
-    assert dlarray.from_dlpack(t, copy=False)._data == x._data
-    with pytest.raises(BufferError, match="require gradient"):
-        dlarray.from_dlpack(t, copy=True)  # a copy is asked of __dlpack__
+    for copy in (None, False, True):
+        with pytest.raises(BufferError, match=r"require gradient.*detach"):
+            dlarray.from_dlpack(t, copy=copy)
+    with torch.no_grad():  # no_grad does not change what the tensor is
+        with pytest.raises(BufferError, match="require gradient"):
+            dlarray.from_dlpack(t)
+    x = dlarray.from_dlpack(t.detach())  # the explicit way: shares memory
+    assert x._data + x._byte_offset == t.data_ptr() and not x.readonly
 
 
 def test_torch_conjugated_tensors_never_arrive_unconjugated() -> None:
