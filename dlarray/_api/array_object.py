@@ -25,7 +25,7 @@ from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import call, engine_view
-from dlarray._rules import CATEGORIES, check_dtype
+from dlarray._rules import CATEGORIES, check_dtype, common_device
 from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
 
@@ -65,24 +65,39 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
     if name == "matmul":
         return _assign(name, x, DELEGATES[name](x, other))
     kernel, allowed = KERNELS[name]
-    a1, a2, dtype = binary(x, other, allowed, BINARY_CATEGORIES[name], name)
-    if dtype is not x.dtype:
-        raise _dtype_change(name, x, dtype)
-    try:
-        shape = np.broadcast_shapes(x.shape, np.shape(a2))
-    except ValueError:
-        raise ValueError(
-            f"in-place {name}: shapes {x.shape} and {np.shape(a2)} do not broadcast"
-        ) from None
-    if shape != x.shape:
-        raise _shape_change(name, x, shape)
+    dtype = x.dtype
+    if type(other) is DLArray and other.dtype is dtype and dtype in allowed:
+        # The common case, kept short: it is the whole cost on small arrays.
+        if other.device != x.device:
+            common_device((x, other), name)
+        a1, a2 = engine_view(x), engine_view(other)
+    else:
+        a1, a2, result_dtype = binary(x, other, allowed, BINARY_CATEGORIES[name], name)
+        if result_dtype is not dtype:
+            raise _dtype_change(name, x, result_dtype)
+    other_shape = np.shape(a2)
+    if other_shape != x.shape and other_shape != ():
+        _check_broadcast(name, x, other_shape)
     if not isinstance(kernel, np.ufunc) or type(a1) is not np.ndarray:
         # CuPy and dpnp results come back through the general path until
         # their engines take out= (issue 19: the engine contract).
         return _assign(name, x, call(kernel, a1, a2))
-    with np.errstate(all="ignore"):  # the standard's special values are not warnings
-        kernel(a1, a2, out=a1)
+    # The ufunc writes into x (its third argument is out=), in the engine
+    # call's quiet floating-point context: the standard's special values
+    # (1/0 = inf) are results, not warnings.
+    call(kernel, a1, a2, a1)
     return x
+
+
+def _check_broadcast(name: str, x: DLArray, other_shape: tuple[int, ...]) -> None:
+    try:
+        shape = np.broadcast_shapes(x.shape, other_shape)
+    except ValueError:
+        raise ValueError(
+            f"in-place {name}: shapes {x.shape} and {other_shape} do not broadcast"
+        ) from None
+    if shape != x.shape:
+        raise _shape_change(name, x, shape)
 
 
 def _assign(name: str, x: DLArray, result: DLArray) -> DLArray:
