@@ -22,8 +22,10 @@ standard's rules, viewing the inputs, wrapping the result.  The rows are
   (boolean mask), ``x.T`` and ``matmul(x, y)``.  On arrays this small the
   kernel does almost nothing, so the time is the library's per-call
   overhead.  Target: dlarray within 2x NumPy (array-api-strict is ~10x).
-- *large*, 1M float32: ``x + y``, ``exp(x)``, ``sum(x)``, and ``matmul`` of
-  two 1000x1000 float32 matrices.  Here the kernel's time dominates.
+- *large*, 1M float32: ``x + y``, ``exp(x)``, ``sum(x)``, ``matmul`` of
+  two 1000x1000 float32 matrices, and the in-place ``x += y`` on 1M float32
+  and on 3000x800 float64 (which writes into ``x``'s memory, as NumPy's
+  does).  Here the kernel's time dominates.
   Target: dlarray within 5% of NumPy (ratio <= 1.05).
 
 ``x[1, 2]`` gives dlarray and array-api-strict a 0-d array, NumPy a NumPy
@@ -198,6 +200,7 @@ class Spec:
 SMALL = ((4, 4), "float64")
 VECTOR_1M = ((1_000_000,), "float32")
 MATRIX_1K = ((1000, 1000), "float32")
+MATRIX_3K = ((3000, 800), "float64")
 
 SPECS = [
     Spec("x + y", "small", *SMALL, lambda ns, o: partial(operator.add, o.x, o.y)),
@@ -216,6 +219,10 @@ SPECS = [
     Spec("exp(x)", "large", *VECTOR_1M, lambda ns, o: partial(ns.exp, o.x)),
     Spec("sum(x)", "large", *VECTOR_1M, lambda ns, o: partial(ns.sum, o.x)),
     Spec("matmul(x, y)", "large", *MATRIX_1K, lambda ns, o: partial(ns.matmul, o.x, o.y)),
+    # In place: each call adds y into x again (x is shared by the three
+    # libraries, and stays finite: it grows by y per call).
+    Spec("x += y", "large", *VECTOR_1M, lambda ns, o: partial(operator.iadd, o.x, o.y)),
+    Spec("x += y", "large", *MATRIX_3K, lambda ns, o: partial(operator.iadd, o.x, o.y)),
 ]
 
 

@@ -1,0 +1,88 @@
+"""A dlarray array where Python and NumPy code expects an array.
+
+Library code written for NumPy converts what it is given with
+``np.asarray``; scripts pickle arrays, copy them, format them in f-strings,
+take their ``len``.  A dlarray array answers all of these the way NumPy's
+own arrays do, on memory the host can read:
+
+* ``np.asarray(x)`` and ``memoryview(x)`` are zero-copy views of x's memory
+  (the buffer protocol and ``__array__``); a read-only array gives a
+  read-only view.  Memory the host cannot read (a GPU's) raises TypeError
+  naming ``x.to_device("cpu")``: dlarray never copies it behind your back.
+* ``pickle`` and ``copy`` carry values, dtype, shape and memory kind.
+* ``len(x)``, ``f"{x[0]:.2f}"``, ``round(x, 2)`` work; NumPy's float and
+  complex scalars count as the Python scalars they subclass.
+* ``x += y`` writes into x's memory, as NumPy's does.
+* Mixing another library's array into an operator raises TypeError saying
+  how to convert, rather than guessing.
+* A PyTorch tensor that requires grad is refused as PyTorch's own
+  ``__dlpack__`` refuses it (skipped when PyTorch is not installed).
+
+Run: python examples/python_and_numpy_protocols.py
+"""
+
+import copy
+import importlib.util
+import pickle
+
+import numpy as np
+
+import dlarray
+
+x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+# NumPy reads dlarray's memory directly: no copy, writes are shared.
+a = np.asarray(x)
+a[0, 0] = 10.0
+print("np.asarray(x) shares memory:", float(x[0, 0]) == 10.0)
+print("NumPy functions on x:", np.percentile(x, 50), np.mean(x))
+m = memoryview(x)
+print("memoryview:", m.format, m.shape, m.strides, "read-only:", m.readonly)
+try:
+    memoryview(dlarray.zeros(2, dtype=dlarray.bfloat16))
+except BufferError as exc:
+    print("bfloat16 has no buffer format:", str(exc).split(";")[0])
+
+# Python's protocols.
+print("len:", len(x), "| f-string:", f"{x[1, 2]:.2f}", "| round:", round(x / 3, 2)[0])
+restored = pickle.loads(pickle.dumps(x))
+print("pickle round trip equal:", bool(dlarray.all(restored == x)), restored.dtype)
+duplicate = copy.deepcopy(x)
+duplicate[...] = 0.0
+print("deepcopy is independent:", float(x[0, 0]) == 10.0)
+x[1, 0] = np.float64(7.5)  # numpy.float64 is a float
+print("NumPy float scalar stored:", float(x[1, 0]))
+
+# In place: the same memory, as NumPy's x += y.
+before = np.asarray(x).ctypes.data
+x += dlarray.ones(3)
+print("x += y kept x's memory:", np.asarray(x).ctypes.data == before)
+
+# Mixing libraries in operators says how to convert.
+try:
+    x + np.ones(3)
+except TypeError as exc:
+    print("mixing refused:", str(exc).split("  ")[-1])
+
+# Device memory: refused with the copy to make, never copied implicitly.
+if any(d.kind == "cuda" for d in dlarray.__array_namespace_info__().devices()):
+    gpu = x.to_device("cuda")
+    try:
+        np.asarray(gpu)
+    except TypeError as exc:
+        print("GPU memory:", str(exc).split(";")[1].strip())
+    print("copied explicitly:", np.asarray(gpu.to_device("cpu"))[0])
+else:
+    print("left out: the GPU part (no CUDA device here)")
+
+if importlib.util.find_spec("torch") is not None:
+    import torch
+
+    leaf = torch.ones(3, requires_grad=True)
+    try:
+        dlarray.from_dlpack(leaf)
+    except BufferError as exc:
+        print("requires_grad tensor refused, as torch refuses it:", exc)
+    print("after detach():", dlarray.from_dlpack(leaf.detach()))
+else:
+    print("left out: the PyTorch part (torch is not installed)")
