@@ -15,12 +15,11 @@ from typing import Any
 import numpy as np
 
 from dlarray._array import DLArray
-from dlarray._dtypes import DType, as_python_scalar
+from dlarray._dtypes import SCALAR_TYPES, DType, as_python_scalar
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import engine_view
 from dlarray._rules import (
     CATEGORIES,
-    SCALAR_TYPES,
     check_dtype,
     common_device,
     promote,
