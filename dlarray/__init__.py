@@ -15,10 +15,11 @@ Examples
 42.0
 """
 
-import math
+import math as _math
 import os as _os
 import sys as _sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 from dlarray import _core
 
@@ -34,7 +35,7 @@ if not hasattr(_core, "consume"):
 # The layers, from the bottom up; each imports only from those below it
 # (tests/test_layers.py keeps it so, and docs/design.md draws them).
 from dlarray import _array, _consumer, _exchange, _transfer, storage, subbyte
-from dlarray._api import NAMESPACE, array_object, creation, elementwise, indexing_object
+from dlarray._api import NAMESPACE, array_object, creation, elementwise, indexing_object, printing
 from dlarray._array import DLArray
 from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
@@ -48,9 +49,9 @@ __array_api_version__ = "2025.12"
 
 # The whole Array API namespace, one chapter module at a time (dlarray._api).
 globals().update(NAMESPACE)
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     # The namespace's names are added at import; tell type checkers they exist.
-    def __getattr__(name: str) -> Any: ...
+    def __getattr__(name: str) -> _Any: ...
 
 
 from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
@@ -65,7 +66,8 @@ _array.DELEGATES.update(
     _scalar=array_object.to_scalar,
     _round=array_object.round_to,
     _format=array_object.format_with,
-    _repr=array_object.repr_of,
+    _repr=printing.repr_of,
+    _str=printing.str_of,
     _to_numpy=array_object.to_numpy,
     _host_access=prepare_host_access,
     _copy=array_object.copy_of,
@@ -90,17 +92,17 @@ if numpy_engine.ERROR_STATE is not None:
 # Pickles rebuild arrays through a name that outlives the layers' layout.
 _unpickle = array_object.unpickle
 # The wiring's names are not the namespace's.
-del array_object, creation, elementwise, indexing_object, numpy_engine, routing
+del array_object, creation, elementwise, indexing_object, numpy_engine, printing, routing
 del FAMILIES, order_export, prepare_host_access
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
 
 # The standard's constants.
-e = math.e
-inf = math.inf
-nan = math.nan
-pi = math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
 newaxis = None
 
 __version__ = "0.1.0"

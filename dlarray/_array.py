@@ -252,8 +252,8 @@ class DLArray(_core.ArrayBase):
         >>> x = dlarray.asarray([[1, 2], [3, 4]])
         >>> for row in x:
         ...     print(row)
-        dlarray.asarray([1, 2], dtype=dlarray.int64)
-        dlarray.asarray([3, 4], dtype=dlarray.int64)
+        [1 2]
+        [3 4]
         >>> [int(v) for v in x[1]]
         [3, 4]
         >>> first = next(iter(x))
@@ -444,6 +444,9 @@ class DLArray(_core.ArrayBase):
 
     def __repr__(self) -> str:
         return DELEGATES["_repr"](self)
+
+    def __str__(self) -> str:
+        return DELEGATES["_str"](self)
 
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, spec)`` and f-strings: a 0-d array formats as the

@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dlarray"
 # longest entry that names it or a package above it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the C core", ("dlarray._core",)),
-    ("tables", ("dlarray._device", "dlarray._dtypes")),
+    ("tables", ("dlarray._device", "dlarray._dtypes", "dlarray._float_formats")),
     ("the array object", ("dlarray._views", "dlarray._array")),
     ("rules and runtimes", ("dlarray._rules", "dlarray._cuda", "dlarray._sycl")),
     ("memory families", ("dlarray._storage", "dlarray._sycl.exchange")),

@@ -4,7 +4,8 @@ namespace call.
 Binary operators call the namespace function of the same meaning directly
 (``dlarray._array._forward``); the in-place forms, the conversions to
 Python scalars, ``round``/``format``, NumPy's ``__array__``, copying and
-pickling have rules of their own, kept here.  The array object reaches them
+pickling have rules of their own, kept here (``repr`` and ``str`` are
+dlarray._api.printing's).  The array object reaches them
 through ``dlarray._array.DELEGATES``, which dlarray/__init__.py fills.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 
 import dlarray._core as _core
+import dlarray._float_formats as float_formats
 from dlarray import subbyte
 from dlarray._api._operands import binary
 from dlarray._api.elementwise import BINARY_CATEGORIES, FUNCTIONS, KERNELS
@@ -25,10 +27,11 @@ from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import call, engine_view
-from dlarray._rules import CATEGORIES, check_dtype, common_device
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
 from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
 
+_INTEGER = CATEGORIES["integer"]
 _EXTENDED = frozenset(d for d in DTYPES_BY_NAME.values() if d.kind == "extended floating")
 # bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the Array
 # API's dtypes: they convert with int(), float(), complex() and bool().
@@ -66,6 +69,8 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
         return _assign(name, x, DELEGATES[name](x, other))
     kernel, allowed = KERNELS[name]
     dtype = x.dtype
+    if name == "divide" and dtype in _INTEGER:
+        raise _dtype_change(name, x, DEFAULT_DTYPES["real floating"])
     if type(other) is DLArray and other.dtype is dtype and dtype in allowed:
         # The common case, kept short: it is the whole cost on small arrays.
         if other.device != x.device:
@@ -142,10 +147,12 @@ def to_scalar(x: DLArray, method: str, category: str) -> Any:
 def _python_value(x: DLArray) -> Any:
     """The Python number a 0-d array holds (bool, int, float or complex;
     float for the extended floating formats)."""
-    value = engine_view(x).item()
     if x.dtype in _EXTENDED:
-        return float(value)
-    return value
+        # Decoded from the storage bits by dlarray's own table of the
+        # formats: no ml_dtypes needed.
+        code = engine_view(_bits_of(x)).item()
+        return float_formats.decode(int(code), x.dtype)
+    return engine_view(x).item()
 
 
 def round_to(x: DLArray, ndigits: int | None) -> DLArray:
@@ -297,14 +304,3 @@ def unpickle(
 # rather than this module's place in the layers.
 unpickle.__module__ = "dlarray"
 unpickle.__qualname__ = unpickle.__name__ = "_unpickle"
-
-
-def repr_of(x: DLArray) -> str:
-    """``repr(x)``: the ``dlarray.asarray(...)`` call that makes it again,
-    where the host engine can read the elements."""
-    where = "" if x.device == CPU else f", device={x.device!r}"
-    if numpy_engine.can_view(x):
-        body = repr(engine_view(x).tolist())
-    else:
-        body = f"<{x.size} elements>"
-    return f"dlarray.asarray({body}, dtype={x.dtype!r}{where})"
