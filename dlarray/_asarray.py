@@ -33,6 +33,7 @@ def asarray(
     ----------
     obj
         A DLArray; any object with ``__dlpack__`` (imported zero-copy); a
+        NumPy scalar (copied into a new array of its dtype); a
         ``dpctl.memory`` USM allocation (shared zero-copy, as ``uint8``); an
         object with the buffer protocol (``bytes``, ``array.array``,
         ``memoryview``; shared zero-copy); or a Python scalar or nested
@@ -64,6 +65,16 @@ def asarray(
     copied = False
     if isinstance(obj, DLArray):
         x = obj
+    elif isinstance(obj, np.generic):
+        # A NumPy scalar is a value, like a Python scalar: the array is a new,
+        # writable one of the scalar's dtype (its __dlpack__ export is
+        # read-only memory inside the immutable scalar).
+        if copy is False:
+            raise ValueError(
+                f"asarray(copy=False): a NumPy scalar ({type(obj).__name__}) is a value, and "
+                f"making an array of it always copies; pass copy=None"
+            )
+        x, copied = from_numpy(np.array(obj)), True
     elif hasattr(type(obj), "__dlpack__"):
         # Under copy=False a move is refused below, with the standard's
         # ValueError, rather than by the producer (a BufferError).

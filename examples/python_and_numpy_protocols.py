@@ -29,53 +29,62 @@ import numpy as np
 
 import dlarray
 
-x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 
-# NumPy reads dlarray's memory directly: no copy, writes are shared.
-a = np.asarray(x)
-a[0, 0] = 10.0
-print("np.asarray(x) shares memory:", float(x[0, 0]) == 10.0)
-print("NumPy functions on x:", np.percentile(x, 50), np.mean(x))
-m = memoryview(x)
-print("memoryview:", m.format, m.shape, m.strides, "read-only:", m.readonly)
-try:
-    memoryview(dlarray.zeros(2, dtype=dlarray.bfloat16))
-except BufferError as exc:
-    print("bfloat16 has no buffer format:", str(exc).split(";")[0])
+def numpy_reads_the_memory(x):
+    """np.asarray and memoryview: views, no copies."""
+    a = np.asarray(x)
+    a[0, 0] = 10.0
+    print("np.asarray(x) shares memory:", float(x[0, 0]) == 10.0)
+    print("NumPy functions on x:", np.percentile(x, 50), np.mean(x))
+    m = memoryview(x)
+    print("memoryview:", m.format, m.shape, m.strides, "read-only:", m.readonly)
+    try:
+        memoryview(dlarray.zeros(2, dtype=dlarray.bfloat16))
+    except BufferError as exc:
+        print("bfloat16 has no buffer format:", str(exc).split(";")[0])
 
-# Python's protocols.
-print("len:", len(x), "| f-string:", f"{x[1, 2]:.2f}", "| round:", round(x / 3, 2)[0])
-restored = pickle.loads(pickle.dumps(x))
-print("pickle round trip equal:", bool(dlarray.all(restored == x)), restored.dtype)
-duplicate = copy.deepcopy(x)
-duplicate[...] = 0.0
-print("deepcopy is independent:", float(x[0, 0]) == 10.0)
-x[1, 0] = np.float64(7.5)  # numpy.float64 is a float
-print("NumPy float scalar stored:", float(x[1, 0]))
 
-# In place: the same memory, as NumPy's x += y.
-before = np.asarray(x).ctypes.data
-x += dlarray.ones(3)
-print("x += y kept x's memory:", np.asarray(x).ctypes.data == before)
+def python_protocols(x):
+    """len, format, round, pickle, copy, NumPy scalars."""
+    print("len:", len(x), "| f-string:", f"{x[1, 2]:.2f}", "| round:", round(x / 3, 2)[0])
+    restored = pickle.loads(pickle.dumps(x))
+    print("pickle round trip equal:", bool(dlarray.all(restored == x)), restored.dtype)
+    duplicate = copy.deepcopy(x)
+    duplicate[...] = 0.0
+    print("deepcopy is independent:", float(x[0, 0]) != 0.0)
+    x[1, 0] = np.float64(7.5)  # numpy.float64 is a float
+    print("NumPy float scalar stored:", float(x[1, 0]))
 
-# Mixing libraries in operators says how to convert.
-try:
-    x + np.ones(3)
-except TypeError as exc:
-    print("mixing refused:", str(exc).split("  ")[-1])
 
-# Device memory: refused with the copy to make, never copied implicitly.
-if any(d.kind == "cuda" for d in dlarray.__array_namespace_info__().devices()):
+def operators(x):
+    """In place writes into x; mixing libraries says how to convert."""
+    before = np.asarray(x).ctypes.data
+    x += dlarray.ones(3)
+    print("x += y kept x's memory:", np.asarray(x).ctypes.data == before)
+    try:
+        x + np.ones(3)
+    except TypeError as exc:
+        print("mixing refused:", str(exc).split("  ")[-1])
+
+
+def device_memory(x):
+    """GPU memory: refused with the copy to make, never copied implicitly."""
+    if not any(d.kind == "cuda" for d in dlarray.__array_namespace_info__().devices()):
+        print("left out: the GPU part (no CUDA device here)")
+        return
     gpu = x.to_device("cuda")
     try:
         np.asarray(gpu)
     except TypeError as exc:
         print("GPU memory:", str(exc).split(";")[1].strip())
     print("copied explicitly:", np.asarray(gpu.to_device("cpu"))[0])
-else:
-    print("left out: the GPU part (no CUDA device here)")
 
-if importlib.util.find_spec("torch") is not None:
+
+def torch_requires_grad():
+    """A tensor that requires grad is refused as torch's __dlpack__ refuses it."""
+    if importlib.util.find_spec("torch") is None:
+        print("left out: the PyTorch part (torch is not installed)")
+        return
     import torch
 
     leaf = torch.ones(3, requires_grad=True)
@@ -84,5 +93,16 @@ if importlib.util.find_spec("torch") is not None:
     except BufferError as exc:
         print("requires_grad tensor refused, as torch refuses it:", exc)
     print("after detach():", dlarray.from_dlpack(leaf.detach()))
-else:
-    print("left out: the PyTorch part (torch is not installed)")
+
+
+def main():
+    x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    numpy_reads_the_memory(x)
+    python_protocols(x)
+    operators(x)
+    device_memory(x)
+    torch_requires_grad()
+
+
+if __name__ == "__main__":
+    main()

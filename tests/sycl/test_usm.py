@@ -405,3 +405,36 @@ def test_the_work_stream_of_a_sycl_device_is_dlarrays_queue() -> None:
     other = sycl_runtime.dpctl().SyclQueue(queue.sycl_context, queue.sycl_device)
     assert _exchange.order_import(14, 0, other.addressof_ref()) is False
     assert _exchange.order_import(14, 0, queue.addressof_ref()) is True
+
+
+# ---- NumPy's conversion protocols on USM (issue 18) ----
+
+
+@pytest.mark.parametrize("kind", ["sycl_shared", "sycl_host"])
+def test_host_readable_usm_converts_zero_copy_after_the_queue_is_done(kind):
+    x = dlarray.asarray(np.arange(6.0).reshape(2, 3), device=kind)
+    x *= 2.0  # work dlarray queued on the device
+    a = np.asarray(x)
+    assert a.ctypes.data == x._data + x._byte_offset  # the USM itself, no copy
+    assert a.tolist() == [[0.0, 2.0, 4.0], [6.0, 8.0, 10.0]]
+    assert memoryview(x).tolist() == a.tolist()
+    a[0, 0] = 42.0  # the host writes the shared memory directly
+    assert float(x[0, 0].to_device("cpu")) == 42.0
+
+
+def test_device_usm_is_refused_with_the_copy_to_make():
+    x = dlarray.asarray([1.0, 2.0], device="sycl")
+    for convert in (np.asarray, memoryview, bytes):
+        with pytest.raises(TypeError, match=r"to_device\('cpu'\)"):
+            convert(x)
+    assert np.asarray(x.to_device("cpu")).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_usm_arrays_pickle_onto_their_kind(kind):
+    import pickle
+
+    x = dlarray.asarray(np.arange(4, dtype=np.int16), device=kind)
+    y = pickle.loads(pickle.dumps(x))
+    assert y.device == x.device and y.dtype == x.dtype
+    assert host(y).tolist() == [0, 1, 2, 3]
