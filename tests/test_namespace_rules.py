@@ -415,8 +415,8 @@ def test_inplace_with_scalars():
     i = xp.asarray([1, 2], dtype=xp.int16)
     with pytest.raises(TypeError):
         i += 1.5
-    with pytest.raises(TypeError):
-        i /= 2  # divide of integers is not an integer operation
+    with pytest.raises(TypeError, match="cannot change"):
+        i /= 2  # integer true division gives float64, which i cannot hold
     i //= 2
     assert i.dtype is xp.int16 and int(i[1]) == 1
 
@@ -595,14 +595,45 @@ def test_unary_refuses_dtypes_outside_its_category(func):
                 getattr(xp, func)(ones(name))
 
 
+# Inputs outside the standard's category that dlarray accepts by its own
+# decision (documented on the function): integer true division.
+ACCEPTED_BEYOND_THE_CATEGORY = {"divide": set(CATEGORY["integer"])}
+
+
 @pytest.mark.parametrize("func", list(BINARY_SPEC))
 def test_binary_refuses_dtypes_outside_its_category(func):
     for name in NAMES:
+        if name in ACCEPTED_BEYOND_THE_CATEGORY.get(func, ()):
+            continue  # test_integer_true_division_gives_the_default_float
         if name not in CATEGORY[BINARY_SPEC[func][0]]:
             with pytest.raises(TypeError):
                 getattr(xp, func)(ones(name), ones(name))
             with pytest.raises(TypeError):
                 getattr(xp, func)(ones(name), 1 if name != "bool" else True)
+
+
+def test_integer_true_division_gives_the_default_float():
+    # The standard leaves integer / to the implementation; dlarray gives
+    # float64, as NumPy, PyTorch, CuPy and JAX do.
+    for a in CATEGORY["integer"]:
+        for b in CATEGORY["integer"]:
+            if PROMOTION[a, b] is None:
+                continue
+            x, y = xp.asarray([1, 3], dtype=dt(a)), xp.asarray([2, 4], dtype=dt(b))
+            for result in (x / y, xp.divide(x, y)):
+                assert result.dtype is xp.float64, (a, b)
+                assert [float(v) for v in result] == [0.5, 0.75]
+    x = xp.asarray([1, 2], dtype=xp.int8)
+    assert (x / 4).dtype is xp.float64 and (4 / x).dtype is xp.float64
+    assert float((xp.asarray(7) / 2)) == 3.5
+    with pytest.raises(TypeError):
+        x / 2.0  # a float scalar with an integer array: the scalar rules refuse
+    with pytest.raises(TypeError):
+        xp.asarray([True]) / xp.asarray([True])
+    with pytest.raises(TypeError):
+        xp.asarray([1], dtype=xp.int64) / xp.asarray([1], dtype=xp.uint64)  # no promotion
+    with pytest.raises(TypeError, match="cannot change"):
+        x /= 2  # the result is float64, and x is int8
 
 
 def test_functions_refuse_non_arrays():

@@ -21,8 +21,9 @@ from dlarray._array import DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import as_python_scalar
+from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import call, engine_view, wrap
-from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
 
@@ -378,6 +379,38 @@ nextafter.__doc__ = _doc(
 
 
 FUNCTIONS["nextafter"] = nextafter
+
+_FLOATING = CATEGORIES["floating-point"]
+_INTEGER = CATEGORIES["integer"]
+_DEFAULT_FLOAT = numpy_dtype(DEFAULT_DTYPES["real floating"])
+
+
+def divide(x1: Any, x2: Any, /) -> DLArray:
+    # Floating-point operands, the common case: the C fast path.
+    result = fast_binary(_divide_kernel, _FLOATING, x1, x2)
+    if result is not None:
+        return result
+    a1, a2, dtype = binary(x1, x2, _FLOATING | _INTEGER, "numeric", "divide")
+    if dtype in _INTEGER:
+        # The standard leaves integer true division to the implementation;
+        # dlarray gives the default floating dtype, as NumPy, PyTorch, CuPy
+        # and JAX do (consumers written for them rely on it).
+        a1, a2 = a1.astype(_DEFAULT_FLOAT), a2.astype(_DEFAULT_FLOAT)
+    return call(_divide_kernel, a1, a2)
+
+
+_divide_kernel = _BINARY["divide"][0]
+divide.__doc__ = _doc(
+    "divide",
+    "numeric (not bool)",
+    2,
+    note="Floating-point operands give their promoted dtype.  Integer operands (the "
+    "standard leaves them to the implementation) give the default floating dtype, "
+    "float64, as NumPy, PyTorch, CuPy and JAX do: ``xp.asarray([1, 2]) / 4`` is "
+    "``[0.25, 0.5]``.  A bool operand, or a float scalar with an integer array, "
+    "raises ``TypeError``.",
+)
+FUNCTIONS["divide"] = divide
 
 
 def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
