@@ -15,6 +15,9 @@ nox -s threads      the thread soak: mixed exchanges, deleters on foreign C thre
                     (threads_oldest: the same on Python 3.10, where the GIL bug lived)
 nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
                     interop(jax), interop(tvm_ffi), interop(dpnp), interop(cupy)
+nox -s clients      real Array API consumers (scikit-learn, SciPy, array-api-extra,
+                    array-api-compat, einops) driven with dlarray arrays, next to
+                    array-api-strict, every result compared with NumPy's
 """
 
 from __future__ import annotations
@@ -190,6 +193,30 @@ SANITIZE_FLAGS = (
     "-fsanitize=address,undefined -fno-sanitize-recover=undefined "
     "-fno-omit-frame-pointer -g -O1"
 )
+
+
+@nox.session(python="3.11")
+def clients(session: nox.Session) -> None:
+    """Real consumers of the Array API driven with dlarray arrays on the host
+    (tests/clients/): scikit-learn with array_api_dispatch, SciPy with
+    SCIPY_ARRAY_API=1, array-api-extra, array-api-compat and einops, each
+    call also run with array-api-strict and compared with NumPy's result.
+    Prints the passed / pinned-deviation / failed table per consumer.
+    DLARRAY_CLIENTS=1 makes a consumer that fails to install or import fail
+    the run instead of skipping (SciPy 1.17 needs Python >= 3.11)."""
+    session.install(".", *TEST_DEPS, "-r", str(ROOT / "tests" / "clients" / "requirements.txt"))
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest",
+            str(ROOT / "tests" / "clients"),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            "-rs",
+            *session.posargs,
+            env={"SCIPY_ARRAY_API": "1", "DLARRAY_CLIENTS": "1"},
+        )
 
 
 @nox.session
