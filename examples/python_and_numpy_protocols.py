@@ -17,13 +17,20 @@ own arrays do, on memory the host can read:
   how to convert, rather than guessing.
 * A PyTorch tensor that requires grad is refused as PyTorch's own
   ``__dlpack__`` refuses it (skipped when PyTorch is not installed).
+* ``repr`` summarises large arrays as NumPy does and states the shape;
+  bfloat16 and the fp8/fp4 formats print their values, without ml_dtypes.
+* Real consumers: SciPy's statistics on dlarray arrays (skipped when SciPy is
+  not installed; ``nox -s clients`` drives scikit-learn, SciPy,
+  array-api-extra, array-api-compat and einops this way).
 
 Run: python examples/python_and_numpy_protocols.py
 """
 
 import copy
 import importlib.util
+import os
 import pickle
+import sys
 
 import numpy as np
 
@@ -82,7 +89,7 @@ def device_memory(x):
 
 def torch_requires_grad():
     """A tensor that requires grad is refused as torch's __dlpack__ refuses it."""
-    if importlib.util.find_spec("torch") is None:
+    if not _has("torch"):
         print("left out: the PyTorch part (torch is not installed)")
         return
     import torch
@@ -95,6 +102,36 @@ def torch_requires_grad():
     print("after detach():", dlarray.from_dlpack(leaf.detach()))
 
 
+def printing():
+    """repr and str: summarised, shape stated, every dtype readable."""
+    print("repr of 1M elements:", repr(dlarray.arange(1_000_000)))
+    print("repr of (0, 3):", repr(dlarray.zeros((0, 3))))
+    if _has("ml_dtypes"):  # converting float32 to bfloat16 computes with ml_dtypes
+        half = dlarray.astype(dlarray.asarray([0.1, 1.0, -2.5]), dlarray.bfloat16)
+        print("bfloat16:", repr(half))
+    fp4 = dlarray.subbyte.from_codes([1, 2, 3, 15], dlarray.float4_e2m1fn)
+    print("packed fp4:", repr(fp4))
+
+
+def consumers():
+    """SciPy converts unknown arrays with np.asarray: now a zero-copy view."""
+    if not _has("scipy"):
+        print("left out: the SciPy part (scipy is not installed)")
+        return
+    if "scipy" not in sys.modules:
+        os.environ.setdefault("SCIPY_ARRAY_API", "1")  # read once, at SciPy's import
+    from scipy import stats
+
+    a = dlarray.asarray([float(v) for v in range(10)])
+    print("scipy.stats.scoreatpercentile(x, 30):", float(stats.scoreatpercentile(a, 30)))
+    rho = stats.spearmanr(a, a**2).statistic
+    print("scipy.stats.spearmanr(x, x**2):", float(rho))
+
+
+def _has(package):
+    return importlib.util.find_spec(package) is not None
+
+
 def main():
     x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     numpy_reads_the_memory(x)
@@ -102,6 +139,8 @@ def main():
     operators(x)
     device_memory(x)
     torch_requires_grad()
+    printing()
+    consumers()
 
 
 if __name__ == "__main__":
