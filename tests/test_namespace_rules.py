@@ -625,7 +625,7 @@ def test_integer_true_division_gives_the_default_float():
                 assert [float(v) for v in result] == [0.5, 0.75]
     x = xp.asarray([1, 2], dtype=xp.int8)
     assert (x / 4).dtype is xp.float64 and (4 / x).dtype is xp.float64
-    assert float((xp.asarray(7) / 2)) == 3.5
+    assert float(xp.asarray(7) / 2) == 3.5
     with pytest.raises(TypeError):
         x / 2.0  # a float scalar with an integer array: the scalar rules refuse
     with pytest.raises(TypeError):
