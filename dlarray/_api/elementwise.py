@@ -20,10 +20,9 @@ from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
-from dlarray._dtypes import as_python_scalar
-from dlarray._engine.numpy_engine import numpy_dtype
+from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.routing import call, engine_view, wrap
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, SCALAR_JOINS, check_dtype, common_device
+from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
 
@@ -80,7 +79,10 @@ _BINARY: dict[str, tuple[Kernel, str]] = {
     "bitwise_right_shift": (np.right_shift, "integer"),
     "bitwise_xor": (np.bitwise_xor, "integer or boolean"),
     "copysign": (np.copysign, "real floating"),
-    "divide": (np.divide, "floating-point"),
+    # Integers too: the standard leaves integer true division to the
+    # implementation, and NumPy's kernel gives the default float (float64)
+    # for every integer input, as PyTorch, CuPy and JAX do.
+    "divide": (np.divide, "numeric"),
     "equal": (np.equal, "all"),
     "floor_divide": (np.floor_divide, "real-valued"),
     "greater": (np.greater, "real-valued"),
@@ -380,29 +382,9 @@ nextafter.__doc__ = _doc(
 
 FUNCTIONS["nextafter"] = nextafter
 
-_FLOATING = CATEGORIES["floating-point"]
-_INTEGER = CATEGORIES["integer"]
-_DEFAULT_FLOAT = numpy_dtype(DEFAULT_DTYPES["real floating"])
-
-
-def divide(x1: Any, x2: Any, /) -> DLArray:
-    # Floating-point operands, the common case: the C fast path.
-    result = fast_binary(_divide_kernel, _FLOATING, x1, x2)
-    if result is not None:
-        return result
-    a1, a2, dtype = binary(x1, x2, _FLOATING | _INTEGER, "numeric", "divide")
-    if dtype in _INTEGER:
-        # The standard leaves integer true division to the implementation;
-        # dlarray gives the default floating dtype, as NumPy, PyTorch, CuPy
-        # and JAX do (consumers written for them rely on it).
-        a1, a2 = a1.astype(_DEFAULT_FLOAT), a2.astype(_DEFAULT_FLOAT)
-    return call(_divide_kernel, a1, a2)
-
-
-_divide_kernel = _BINARY["divide"][0]
-divide.__doc__ = _doc(
+FUNCTIONS["divide"].__doc__ = _doc(
     "divide",
-    "numeric (not bool)",
+    "numeric",
     2,
     note="Floating-point operands give their promoted dtype.  Integer operands (the "
     "standard leaves them to the implementation) give the default floating dtype, "
@@ -410,7 +392,6 @@ divide.__doc__ = _doc(
     "``[0.25, 0.5]``.  A bool operand, or a float scalar with an integer array, "
     "raises ``TypeError``.",
 )
-FUNCTIONS["divide"] = divide
 
 
 def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
@@ -431,8 +412,7 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     dtype = x.dtype
     bounds: list[Any] = []
     for label, bound in (("min", min), ("max", max)):
-        if as_python_scalar(bound) is not None:
-            bound = as_python_scalar(bound)  # numpy.float64 is a float
+        bound = scalar_or_itself(bound)  # numpy.float64 is a float
         if bound is None:
             bounds.append(None)
             continue
