@@ -31,7 +31,8 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 #   families);
 #   "_host_access", "_to_numpy": NumPy's conversion protocols on memory the
 #   host can read (the memory families, dlarray._api.array_object);
-#   "_reduce", "_unpickle": pickling (dlarray._api.array_object);
+#   "_reduce": pickling (dlarray._api.array_object; pickles are rebuilt
+#   by dlarray._unpickle);
 #   "_namespace": the dlarray module itself.
 DELEGATES: dict[str, Any] = {}
 #: name -> (kernel, allowed dtypes) of elementwise functions, so that an
@@ -566,10 +567,19 @@ _core.register_array_type(DLArray)
 _core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, device_of)
 
 
-def retag(x: DLArray, dtype: DType, *, padded: bool | None = None) -> DLArray:
-    """A view of ``x``'s memory read as another dtype of the same storage width.
+def retag(
+    x: DLArray,
+    dtype: DType,
+    *,
+    padded: bool | None = None,
+    dl_device: tuple[int, int] | None = None,
+) -> DLArray:
+    """A view of ``x``'s memory labelled differently: read as another dtype
+    of the same storage width, or as memory of another DLPack device (the
+    same addresses, e.g. managed memory labelled as host memory for NumPy).
 
-    ``padded`` marks sub-byte elements stored one per byte (default: as ``x``).
+    ``padded`` marks sub-byte elements stored one per byte (default: as
+    ``x``); ``dl_device`` defaults to ``x``'s.
     """
     if padded is None:
         padded = x._padded
@@ -580,6 +590,6 @@ def retag(x: DLArray, dtype: DType, *, padded: bool | None = None) -> DLArray:
         x.shape,
         x._strides,
         dtype.dlpack,
-        x._dl_device,
+        x._dl_device if dl_device is None else dl_device,
         (_core.ARRAY_READONLY if x._readonly else 0) | (_core.ARRAY_PADDED if padded else 0),
     )

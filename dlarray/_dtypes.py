@@ -8,7 +8,7 @@ dtype`` exists once and no code ladders over type codes.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import dlarray._core as _core
 
@@ -178,3 +178,10 @@ def as_python_scalar(value: object) -> bool | int | float | complex | None:
     if isinstance(value, complex):
         return complex(value)
     return None
+
+
+def scalar_or_itself(value: Any) -> Any:
+    """``value`` as the Python scalar it subclasses (``numpy.float64`` is a
+    ``float``), or unchanged: for checks that look at exact types next."""
+    scalar = as_python_scalar(value)
+    return value if scalar is None else scalar

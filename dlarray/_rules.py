@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from dlarray._array import DLArray
 from dlarray._device import CPU, Device
-from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 
 _D = DTYPES_BY_NAME
 
@@ -193,13 +193,6 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
         f"{dtype.name} under the Array API's scalar rules; use an array of a "
         f"matching dtype"
     )
-
-
-def is_scalar(value: Any) -> bool:
-    """True for the Python scalar types the standard allows as operands
-    (exactly; :func:`dlarray._dtypes.as_python_scalar` converts instances
-    of their subclasses, such as ``numpy.float64``, first)."""
-    return type(value) in SCALAR_TYPES
 
 
 def default_accumulation_dtype(dtype: DType) -> DType:

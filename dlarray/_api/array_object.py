@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-import dlarray._core as _core
 import dlarray._float_formats as float_formats
 from dlarray import subbyte
 from dlarray._api._operands import binary
@@ -32,7 +31,7 @@ from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
 
 _INTEGER = CATEGORIES["integer"]
-_EXTENDED = frozenset(d for d in DTYPES_BY_NAME.values() if d.kind == "extended floating")
+_EXTENDED = frozenset(float_formats.FORMATS)
 # bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the Array
 # API's dtypes: they convert with int(), float(), complex() and bool().
 _CONVERSION_CATEGORY = {
@@ -70,6 +69,8 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
     kernel, allowed = KERNELS[name]
     dtype = x.dtype
     if name == "divide" and dtype in _INTEGER:
+        # The one operator whose result dtype is not its operands' promoted
+        # one: integer true division gives the default float.
         raise _dtype_change(name, x, DEFAULT_DTYPES["real floating"])
     if type(other) is DLArray and other.dtype is dtype and dtype in allowed:
         # The common case, kept short: it is the whole cost on small arrays.
@@ -150,7 +151,7 @@ def _python_value(x: DLArray) -> Any:
     if x.dtype in _EXTENDED:
         # Decoded from the storage bits by dlarray's own table of the
         # formats: no ml_dtypes needed.
-        code = engine_view(_bits_of(x)).item()
+        code = engine_view(storage_codes(x)).item()
         return float_formats.decode(int(code), x.dtype)
     return engine_view(x).item()
 
@@ -213,11 +214,7 @@ def _host_ndarray(x: DLArray) -> Any:
     memory: NumPy reads them through the same addresses."""
     if x._dl_device == _HOST:
         return engine_view(x)
-    flags = (_core.ARRAY_READONLY if x._readonly else 0) | (_core.ARRAY_PADDED if x._padded else 0)
-    twin = _core.new_array(
-        x._owner, x._data, x._byte_offset, x.shape, x._strides, x.dtype.dlpack, _HOST, flags
-    )
-    return numpy_engine.to_numpy(twin)
+    return numpy_engine.to_numpy(retag(x, x.dtype, dl_device=_HOST))
 
 
 _HOST = CPU.dlpack
@@ -245,7 +242,7 @@ def reduce(x: DLArray, protocol: int) -> tuple[Any, ...]:
     padded), so every dtype pickles with NumPy alone.
     """
     host = x if x._dl_device == _HOST else copy_to_device(x, CPU)
-    bits = numpy_engine.to_numpy(_bits_of(host))
+    bits = numpy_engine.to_numpy(storage_codes(host))
     if not bits.flags.c_contiguous:
         bits = bits.copy()
     payload = pickle.PickleBuffer(bits) if protocol >= 5 else bits.tobytes()
@@ -254,13 +251,18 @@ def reduce(x: DLArray, protocol: int) -> tuple[Any, ...]:
     return (unpickle, (_PICKLE_VERSION, *state))
 
 
-def _bits_of(x: DLArray) -> DLArray:
+def storage_codes(x: DLArray) -> DLArray:
+    """The elements of an extended floating array as the unsigned integers
+    they are stored as: a view for bfloat16, fp8 and padded fp6/fp4, a new
+    uint8 array for packed fp6/fp4 (whose elements have no byte of their
+    own).  Arrays of the standard's dtypes come back as they are: NumPy
+    holds those itself."""
     dtype = x.dtype
-    if dtype.is_subbyte:
+    if dtype not in _EXTENDED:
+        return x
+    if dtype.is_subbyte and not x._padded:
         return subbyte.to_codes(x)
-    if dtype in _EXTENDED:
-        return retag(x, DTYPES_BY_NAME[f"uint{dtype.bits}"], padded=False)
-    return x
+    return retag(x, DTYPES_BY_NAME[f"uint{max(8, dtype.bits)}"], padded=False)
 
 
 def unpickle(
@@ -285,7 +287,7 @@ def unpickle(
         out = subbyte.from_codes(codes, dtype, padded=padded)
     else:
         out = empty(shape, dtype=dtype)
-        target = numpy_engine.to_numpy(_bits_of(out))
+        target = numpy_engine.to_numpy(storage_codes(out))
         target[...] = np.frombuffer(payload, dtype=target.dtype).reshape(shape)
     if kind == CPU.kind:
         return out

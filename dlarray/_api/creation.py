@@ -19,7 +19,7 @@ from dlarray._asarray import asarray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import empty, zeros
 from dlarray._device import Device, as_device
-from dlarray._dtypes import DType, as_dtype, as_python_scalar
+from dlarray._dtypes import DType, as_dtype, scalar_or_itself
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import engine_view, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
@@ -76,13 +76,6 @@ def _default_for(value: Any, func: str) -> DType:
     raise TypeError(f"{func}: expected a Python bool, int, float or complex, got {kind.__name__}")
 
 
-def _scalar_or_itself(value: Any) -> Any:
-    """``value`` as the Python scalar it subclasses (numpy.float64 is a
-    float), or unchanged; the checks that follow look at exact types."""
-    scalar = as_python_scalar(value)
-    return value if scalar is None else scalar
-
-
 def _fill_view(out: DLArray) -> Any:
     """A writable engine view for filling a new array in place.  Managed and
     pinned memory are host memory that the engines do not compute on (see
@@ -116,7 +109,7 @@ def full(
     >>> xp.full((2,), 7)
     dlarray.asarray([7, 7], dtype=dlarray.int64)
     """
-    fill_value = _scalar_or_itself(fill_value)
+    fill_value = scalar_or_itself(fill_value)
     d = _standard_dtype(dtype, "full") or _default_for(fill_value, "full")
     if isinstance(fill_value, DLArray):
         raise TypeError("full: fill_value must be a Python scalar; for an array use broadcast_to")
@@ -203,7 +196,7 @@ def full_like(
     dlarray.asarray([0.5, 0.5], dtype=dlarray.float32)
     """
     d, dev = _like(x, dtype, device, "full_like")
-    fill_value = _scalar_or_itself(fill_value)
+    fill_value = scalar_or_itself(fill_value)
     if d in CATEGORIES["integer"] and type(fill_value) is float:
         raise TypeError(f"full_like: a float fill_value for an {d.name} array")
     if d is _BOOL and type(fill_value) is not bool:
@@ -235,7 +228,7 @@ def arange(
     """
     if stop is None:
         start, stop = 0, start
-    start, stop, step = (_scalar_or_itself(v) for v in (start, stop, step))
+    start, stop, step = (scalar_or_itself(v) for v in (start, stop, step))
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if type(v) not in (int, float):
             raise TypeError(f"arange: {name} must be an int or a float, got {v!r}")
@@ -303,7 +296,7 @@ def linspace(
     >>> xp.linspace(0, 1, 5)
     dlarray.asarray([0.0, 0.25, 0.5, 0.75, 1.0], dtype=dlarray.float64)
     """
-    start, stop = _scalar_or_itself(start), _scalar_or_itself(stop)
+    start, stop = scalar_or_itself(start), scalar_or_itself(stop)
     complex_args = type(start) is complex or type(stop) is complex
     d = _standard_dtype(dtype, "linspace") or (_COMPLEX if complex_args else _FLOAT)
     check_dtype(d, "floating-point", "linspace")

@@ -23,9 +23,9 @@ from typing import Any, Final
 import numpy as np
 
 from dlarray import subbyte
-from dlarray._array import DLArray, retag
+from dlarray._api.array_object import storage_codes
+from dlarray._array import DLArray
 from dlarray._device import CPU
-from dlarray._dtypes import DTYPES_BY_NAME
 from dlarray._engine.numpy_engine import to_numpy
 from dlarray._float_formats import FORMATS, decode_all
 from dlarray._transfer import copy_to_device
@@ -216,10 +216,9 @@ def _host_values(x: DLArray, positions: list[list[int]]) -> Any:
     # ml_dtypes is not asked even when installed, so that what prints does
     # not depend on it.
     if x.dtype.is_subbyte and not x._padded:
-        codes = _packed_codes(x, positions)
+        codes = _packed_codes(x, positions)  # the corners only, not every code
     else:
-        width = max(8, x.dtype.bits)
-        codes = to_numpy(retag(x, DTYPES_BY_NAME[f"uint{width}"], padded=False))[index]
+        codes = to_numpy(storage_codes(x))[index]
     decoded = decode_all(codes.ravel().tolist(), x.dtype)
     return np.asarray(decoded, dtype=np.float64).reshape(codes.shape)
 

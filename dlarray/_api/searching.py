@@ -15,7 +15,7 @@ import numpy as np
 from dlarray._api._operands import ALL, binary, scalar_array, unary
 from dlarray._array import DLArray
 from dlarray._creation import cast
-from dlarray._dtypes import as_python_scalar
+from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import call, engine_view, wrap
 from dlarray._rules import (
@@ -140,8 +140,7 @@ def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
     a1 = unary(x1, _REAL, "real-valued", "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
-    if as_python_scalar(x2) is not None:
-        x2 = as_python_scalar(x2)  # numpy.float64 is a float
+    x2 = scalar_or_itself(x2)  # numpy.float64 is a float
     if isinstance(x2, DLArray):
         check_dtype(x2.dtype, "real-valued", "searchsorted")
         common_device((x1, x2), "searchsorted")

@@ -58,7 +58,7 @@ static int
 array_getbuffer(DLAArrayObject *self, Py_buffer *view, int flags)
 {
     view->obj = NULL;
-    if (self->device.device_type != kDLCPU) {
+    if (dla_device_family(self->device.device_type) != DLA_FAMILY_HOST) {
         /* The family of the array's memory decides (see the top). */
         PyObject *r = PyObject_CallMethodNoArgs((PyObject *)self,
                                                 dla_state.str_host_access);

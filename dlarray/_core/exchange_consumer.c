@@ -134,12 +134,20 @@ cache_slot(PyTypeObject *type)
     return &table_cache[((uintptr_t)type >> 4) % TABLE_CACHE_SIZE];
 }
 
+/* Whether the slot holds what is known of `type` now: the type itself,
+ * with no attribute changed since (the same version tag). */
+static bool
+slot_is_current(const TableCacheEntry *slot, PyTypeObject *type)
+{
+    return slot->type == type && slot->version_tag == type->tp_version_tag &&
+           slot->version_tag != 0;
+}
+
 const DLPackExchangeAPI *
 dla_exchange_api_of(PyTypeObject *type)
 {
     TableCacheEntry *slot = cache_slot(type);
-    if (slot->type == type && slot->version_tag == type->tp_version_tag &&
-        slot->version_tag != 0) {
+    if (slot_is_current(slot, type)) {
         return slot->api;
     }
     const DLPackExchangeAPIHeader *header;
@@ -243,8 +251,7 @@ requires_grad(PyObject *x)
 {
     PyTypeObject *type = Py_TYPE(x);
     TableCacheEntry *slot = cache_slot(type);
-    bool cached = slot->type == type && slot->version_tag == type->tp_version_tag &&
-                  slot->version_tag != 0;
+    bool cached = slot_is_current(slot, type);
     if (cached && !slot->tracks_gradients) {
         return 0;
     }
