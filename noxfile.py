@@ -185,6 +185,42 @@ def conformance(session: nox.Session) -> None:
         session.run("python", str(ROOT / "array_api_conformance" / "run.py"), *session.posargs)
 
 
+#: dlarray's own tests of the namespace, which the foreign engine runs.
+NAMESPACE_TESTS = (
+    "test_namespace_rules.py",
+    "test_namespace_properties.py",
+    "test_namespace_indexing.py",
+    "test_array.py",
+)
+
+
+@nox.session
+def foreign_engine(session: nox.Session) -> None:
+    """The namespace computing on host memory through array-api-strict
+    instead of NumPy (DLARRAY_HOST_ENGINE=array_api_strict): an engine that
+    accepts only the standard, so a NumPy habit left in a chapter module
+    fails here.  Runs dlarray's namespace tests, then the official
+    conformance suite when ARRAY_API_TESTS_DIR is set."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS, "array-api-strict==2.6.1")
+    env = {"DLARRAY_HOST_ENGINE": "array_api_strict"}
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest",
+            *(str(ROOT / "tests" / name) for name in NAMESPACE_TESTS),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(ROOT),
+            *session.posargs,
+            env=env,
+        )
+        if os.environ.get("ARRAY_API_TESTS_DIR"):
+            session.install("-r", str(ROOT / "array_api_conformance" / "requirements.txt"))
+            session.run("python", str(ROOT / "array_api_conformance" / "run.py"), env=env)
+        else:
+            session.log("ARRAY_API_TESTS_DIR is not set: the conformance suite is not run")
+
+
 # ---- hardening: sanitizers, fuzzing, thread soaks ----
 
 #: Compiler and linker flags of the sanitized core: every ASan report and

@@ -88,7 +88,7 @@ _core.set_stream_choice(_consumer.stream_choice)
 _core.set_sycl_importer(FAMILIES["sycl"].check_import)
 _core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
 if numpy_engine.ERROR_STATE is not None:
-    _core.register_engine(numpy_engine.ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
+    _core.register_engine(routing.FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
 # Pickles rebuild arrays through a name that outlives the layers' layout.
 _unpickle = array_object.unpickle
 # The wiring's names are not the namespace's.

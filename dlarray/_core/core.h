@@ -284,7 +284,8 @@ PyObject *dla_array_transpose(PyObject *self, void *closure);
 
 /* ---- engine_call.c ---- */
 PyObject *dla_register_engine(PyObject *module, PyObject *args);
-PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
 /* An engine result as a DLArray that keeps it as its engine view. */
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);

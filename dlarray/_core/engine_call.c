@@ -13,7 +13,7 @@
  * DLPack cannot carry).
  *
  *   register_engine(array_type, error_state_var, quiet_value, fallback)
- *   engine_call(kernel, *args) -> DLArray
+ *   engine_call(kernel, *args, **kwargs) -> DLArray
  *
  * What it registers lives in the module state (dla_state.engine_*), where
  * the consumer files read "is this the host engine's array type" without a
@@ -83,19 +83,21 @@ quiet_context(void)
     return ctx;
 }
 
-/* kernel(*args) with the engine's floating-point reporting off. */
+/* kernel(*args, **kwargs) with the engine's floating-point reporting off
+ * (kwnames: the keywords' names, whose values follow the nargs positional
+ * arguments in args, as in every vectorcall). */
 static PyObject *
-call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
+call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (dla_state.engine_error_state_var == Py_None) {
-        return PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+        return PyObject_Vectorcall(kernel, args, (size_t)nargs, kwnames);
     }
     PyObject *ctx = quiet_context();
     if (ctx == NULL) {
         return NULL;
     }
     if (PyContext_Enter(ctx) == 0) {
-        PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+        PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, kwnames);
         DLA_SAVE_EXCEPTION(raised);
         if (PyContext_Exit(ctx) < 0) {
             PyErr_WriteUnraisable(ctx);
@@ -110,7 +112,7 @@ call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs)
     if (token == NULL) {
         return NULL;
     }
-    PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, NULL);
+    PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, kwnames);
     DLA_SAVE_EXCEPTION(raised);
     if (PyContextVar_Reset(dla_state.engine_error_state_var, token) < 0) {
         /* Cannot happen with a token fresh from Set; report it without
@@ -145,7 +147,7 @@ dla_engine_adopt(PyObject *module, PyObject *result)
 }
 
 PyObject *
-dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (dla_state.engine_array_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "engine_call: no engine registered");
@@ -155,7 +157,7 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "engine_call(kernel, *args) needs a kernel");
         return NULL;
     }
-    PyObject *result = call_quietly(args[0], args + 1, nargs - 1);
+    PyObject *result = call_quietly(args[0], args + 1, nargs - 1, kwnames);
     if (result == NULL) {
         return NULL;
     }
@@ -168,7 +170,7 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  *
  * engine_unary(kernel, allowed, x) and engine_binary(kernel, allowed, x1, x2)
  * compute kernel(views...) when every argument is a DLArray that already has
- * its engine view, all share one dtype in the set `allowed` and one device.
+ * its engine view, an array of the host engine's type, all share one dtype in the set `allowed` and one device.
  * Otherwise they return None and the Python function takes its general path
  * (promotion, Python scalars, errors, making views).  The rules stay in
  * Python; this only recognises the case where they have nothing to do. */
@@ -192,7 +194,11 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
             Py_RETURN_NONE;
         }
         DLAArrayObject *a = (DLAArrayObject *)xs[i];
-        if (a->engine_view == NULL || (i > 0 && !same_kind((DLAArrayObject *)xs[0], a))) {
+        /* The kernels given here are the host engine's (NumPy's ufuncs);
+         * any other engine's array takes the general path, which computes
+         * through that engine's own namespace. */
+        if (a->engine_view == NULL || Py_TYPE(a->engine_view) != dla_state.engine_array_type ||
+            (i > 0 && !same_kind((DLAArrayObject *)xs[0], a))) {
             Py_RETURN_NONE;
         }
         views[i] = a->engine_view;
@@ -208,7 +214,7 @@ engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *con
         }
         Py_RETURN_NONE;
     }
-    PyObject *result = call_quietly(kernel, views, n);
+    PyObject *result = call_quietly(kernel, views, n, NULL);
     if (result == NULL) {
         return NULL;
     }

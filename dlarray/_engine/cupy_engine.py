@@ -23,6 +23,7 @@ from typing import Any
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._cuda import runtime as cuda_runtime
+from dlarray._engine.namespaces import Namespace
 
 
 def _cupy() -> ModuleType | None:
@@ -66,3 +67,21 @@ def wrap(a: Any) -> DLArray:
     x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the stream
     x._engine_view = a
     return x
+
+
+# CuPy's departures from the standard, fixed once for every chapter (see
+# dlarray._engine.namespaces).
+FIXES: dict[str, Any] = {}
+
+
+def namespace() -> Namespace:
+    """CuPy's standard namespace (array-api-compat's ``cupy`` wrapper), with
+    :data:`FIXES` in place."""
+    try:
+        compat = importlib.import_module("array_api_compat.cupy")
+    except ImportError:
+        raise BufferError(
+            "computing on CUDA memory needs array-api-compat, CuPy's standard namespace; "
+            "pip install array-api-compat (or pip install 'dlarray[cupy]')"
+        ) from None
+    return Namespace("cupy", compat, FIXES)

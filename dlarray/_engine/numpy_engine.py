@@ -21,6 +21,7 @@ import dlarray._core as _core
 from dlarray._array import DLArray, retag
 from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine.namespaces import Namespace
 
 # The device types of the memory NumPy computes on (the memory-kind table's
 # engine column; managed and pinned memory are exchanged and copied, but not
@@ -72,11 +73,12 @@ def to_numpy(x: DLArray) -> Any:
     collector cannot see.
     """
     view = x._engine_view
-    if view is not None:
+    if type(view) is _ndarray:
         return view
-    view = _make_view(x._view(x.shape, x._strides, x._byte_offset))
-    x._engine_view = view
-    return view
+    made = _make_view(x._view(x.shape, x._strides, x._byte_offset))
+    if view is None:  # another engine's view (the foreign engine's) stays
+        x._engine_view = made
+    return made
 
 
 def _make_view(x: DLArray) -> Any:
@@ -175,6 +177,26 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
 #: core's engine call (registered in dlarray/__init__.py); None for a NumPy
 #: layout without them.
 ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIET)
+
+
+# ---- the engine's standard namespace ----
+#
+# NumPy 2's main namespace is the standard's.  Its departures from it are
+# fixed here, once, for every chapter (see dlarray._engine.namespaces).
+# Fixes are grouped by the chapter that found them.
+
+FIXES: dict[str, Any] = {
+    "_dlarray_extended_dtype": numpy_dtype,
+    # ---- fixes: elementwise ----
+    # ---- fixes: statistical, searching, utility ----
+    # ---- fixes: manipulation, indexing, sorting, sets, creation ----
+    # ---- fixes: linalg, fft ----
+}
+
+
+def namespace() -> Any:
+    """NumPy's standard namespace, with :data:`FIXES` in place."""
+    return Namespace("numpy", np, FIXES)
 
 
 def quiet(kernel: Any) -> Any:

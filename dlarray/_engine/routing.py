@@ -5,11 +5,14 @@ operation makes through it.
 :func:`engine_view` views a DLArray as its engine's array (NumPy on the
 host, CuPy on CUDA device memory, dpnp on SYCL USM), zero-copy, and caches
 the view on the array; :func:`wrap` brings an engine's result back as a
-DLArray, zero-copy.  :func:`call` runs a kernel between the two in C.
+DLArray, zero-copy.  :func:`call` runs a kernel between the two in C, and
+:func:`namespace_of` is the engine's standard namespace the chapters
+compute through (:mod:`dlarray._engine.namespaces`).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -17,14 +20,45 @@ import numpy as np
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import KINDS
-from dlarray._engine import cupy_engine, numpy_engine, sycl_engine
+from dlarray._engine import cupy_engine, namespaces, numpy_engine, strict_engine, sycl_engine
+from dlarray._engine.namespaces import engine_dtype, namespace_of
+
+__all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap"]
+
+# The engine of host memory: NumPy, or the foreign engine for the test
+# session that proves the chapters use only the standard (strict_engine).
+HOST_ENGINE = os.environ.get("DLARRAY_HOST_ENGINE", "numpy").replace("-", "_")
+_HOST_VIEWERS = {"numpy": numpy_engine.to_numpy, "array_api_strict": strict_engine.to_strict}
+if HOST_ENGINE not in _HOST_VIEWERS:
+    raise ImportError(
+        f"DLARRAY_HOST_ENGINE={HOST_ENGINE!r}: dlarray computes on host memory with 'numpy' "
+        f"(the default) or 'array_api_strict' (the foreign-engine test session)"
+    )
+
+_HOST_IS_NUMPY = HOST_ENGINE == "numpy"
+_ndarray = np.ndarray
+
+
+class _NoFastPath:
+    """The array type the C fast paths take when the host engine is not
+    NumPy: a type no engine array has, so every call takes the chapters'
+    general path, through the engine's namespace."""
+
+
+#: The engine array type the C core's fast paths serve (its kernels are
+#: NumPy's ufuncs), registered in dlarray/__init__.py.
+FAST_PATH_ARRAY_TYPE: type = np.ndarray if _HOST_IS_NUMPY else _NoFastPath
 
 # engine name (the table's column) -> the function that views a DLArray.
 _VIEWERS = {
-    "numpy": numpy_engine.to_numpy,
+    "numpy": _HOST_VIEWERS[HOST_ENGINE],
     "cupy": cupy_engine.to_cupy,
     "dpnp": sycl_engine.to_dpnp,
 }
+namespaces.register("numpy", numpy_engine.namespace)
+namespaces.register("cupy", cupy_engine.namespace)
+namespaces.register("dpnp", sycl_engine.namespace)
+namespaces.register("array_api_strict", strict_engine.namespace)
 # DLPack device type -> its viewer.  The SYCL kinds share one device type
 # and one engine, so the device type is enough (and a C attribute to read).
 _VIEWER_OF_TYPE = {
@@ -36,7 +70,9 @@ _ENGINE_KINDS = "host memory (NumPy), CUDA device memory (CuPy), SYCL USM (dpnp)
 def engine_view(x: DLArray) -> Any:
     """``x`` as its engine's array, zero-copy (made once, then cached)."""
     view = x._engine_view
-    if view is not None:
+    # (Under the foreign engine, a NumPy view that creation cached is not
+    # the host engine's and is replaced.)
+    if view is not None and (_HOST_IS_NUMPY or type(view) is not _ndarray):
         return view
     viewer = _VIEWER_OF_TYPE.get(x._dl_device[0])
     if viewer is None:
@@ -50,7 +86,6 @@ def engine_view(x: DLArray) -> Any:
     return view
 
 
-_ndarray = np.ndarray
 _NATIVE_CHARS = numpy_engine.NATIVE_CHARS
 _fast_from_dlpack = _core.from_dlpack
 
@@ -66,8 +101,12 @@ def wrap(a: Any) -> DLArray:
         x = _fast_from_dlpack(a)
         x._engine_view = a
         return x
+    if type(a) is DLArray:  # an engine adapter's result, already adopted
+        return a
     if cupy_engine.is_cupy_array(a):
         return cupy_engine.wrap(a)
+    if strict_engine.is_strict_array(a):
+        return strict_engine.wrap(a)
     if sycl_engine.is_dpnp_array(a):
         return sycl_engine.wrap(a)
     return numpy_engine.wrap(a)

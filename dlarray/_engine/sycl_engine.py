@@ -26,6 +26,7 @@ from typing import Any
 
 import dlarray._core as _core
 from dlarray._array import DLArray
+from dlarray._engine.namespaces import Namespace
 
 # dpnp array methods and properties whose array results must stay EngineArrays.
 # fmt: off
@@ -203,3 +204,15 @@ def wrap(a: Any) -> DLArray:
     x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the queue
     x._engine_view = a
     return x
+
+
+# dpnp's departures from the standard, fixed once for every chapter (see
+# dlarray._engine.namespaces).
+FIXES: dict[str, Any] = {}
+
+
+def namespace() -> Namespace:
+    """dpnp's namespace (standard-conforming itself), with :data:`FIXES`."""
+    dpnp = _dpnp()
+    assert dpnp is not None  # a dpnp array exists, so dpnp imported
+    return Namespace("dpnp", dpnp, FIXES)
