@@ -42,7 +42,7 @@ class Namespace:
     use and then kept, so a lookup costs one attribute read.
     """
 
-    def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:  # noqa: B006
+    def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:
         self.__name__ = name
         self._base = base
         nested: dict[str, dict[str, Any]] = {}
