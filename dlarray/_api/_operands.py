@@ -3,7 +3,8 @@
 Every elementwise function goes through :func:`unary` or :func:`binary`
 here: they check types and dtype categories, apply the promotion and
 Python-scalar rules of :mod:`dlarray._rules`, check devices, and return the
-zero-copy NumPy views the engine computes on.  The common case (arrays of
+zero-copy engine views the engine computes on (converted to the result
+dtype through the engine's standard namespace).  The common case (arrays of
 one dtype on one device) takes a short path; everything else goes through
 the general one, which also writes the error messages.
 """
@@ -17,7 +18,7 @@ import numpy as np
 from dlarray._array import DLArray
 from dlarray._dtypes import SCALAR_TYPES, DType, as_python_scalar
 from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import engine_view
+from dlarray._engine.routing import engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
     CATEGORIES,
     check_dtype,
@@ -26,8 +27,10 @@ from dlarray._rules import (
     scalar_dtype,
 )
 
-# NumPy's scalar type per standard dtype: the cheapest 0-d operand to build.
+# NumPy's scalar type per standard dtype: the cheapest 0-d operand to build
+# for a NumPy array.
 _SCALAR_TYPES = {d: numpy_dtype(d).type for d in CATEGORIES["all"]}
+_ndarray = np.ndarray
 
 
 def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
@@ -40,13 +43,18 @@ def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
     return engine_view(x)
 
 
-def scalar_array(value: Any, dtype: DType, func: str) -> Any:
-    """A Python scalar as a 0-d engine array of ``dtype`` (the standard's
-    rule: the scalar takes the array's dtype)."""
+def scalar_array(value: Any, dtype: DType, func: str, like: Any) -> Any:
+    """A Python scalar as a 0-d array of ``dtype`` (the standard's rule: the
+    scalar takes the array's dtype), of the engine and on the device of the
+    engine array ``like``."""
     try:
-        return _SCALAR_TYPES[dtype](value)
-    except KeyError:
-        return np.asarray(value, dtype=numpy_dtype(dtype))
+        if type(like) is _ndarray:
+            try:
+                return _SCALAR_TYPES[dtype](value)
+            except KeyError:
+                pass
+        xp = namespace_of(like)
+        return xp.asarray(value, dtype=engine_dtype(xp, dtype), device=like.device)
     except OverflowError:
         raise OverflowError(
             f"{func}: the Python int {value} does not fit in {dtype.name}; the Array API "
@@ -64,8 +72,14 @@ def _array_and_scalar(
         check_dtype(x.dtype, category, func)
     a = engine_view(x)
     if dtype is not x.dtype:
-        a = a.astype(numpy_dtype(dtype))
-    return a, scalar_array(value, dtype, func), dtype
+        a = astype(a, dtype)
+    return a, scalar_array(value, dtype, func, a), dtype
+
+
+def astype(a: Any, dtype: DType) -> Any:
+    """Engine array ``a`` converted to dlarray's ``dtype`` (a new array)."""
+    xp = namespace_of(a)
+    return xp.astype(a, engine_dtype(xp, dtype))
 
 
 def binary(
@@ -89,9 +103,9 @@ def binary(
             common_device((x1, x2), func)
         a1, a2 = engine_view(x1), engine_view(x2)
         if d1 is not dtype:
-            a1 = a1.astype(numpy_dtype(dtype))
+            a1 = astype(a1, dtype)
         if d2 is not dtype:
-            a2 = a2.astype(numpy_dtype(dtype))
+            a2 = astype(a2, dtype)
         return a1, a2, dtype
     if isinstance(x1, DLArray) and t2 in SCALAR_TYPES:
         a1, a2, dtype = _array_and_scalar(x1, x2, allowed, category, func)

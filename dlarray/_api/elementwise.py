@@ -1,11 +1,16 @@
 """The standard's 67 elementwise functions.
 
-Each function is one row of a table: the engine's kernel and the dtype
-category its inputs must belong to.  :func:`_make_unary` and
+Each function is one row of a table: the NumPy kernel of the C fast path
+and the dtype category its inputs must belong to.  :func:`_make_unary` and
 :func:`_make_binary` turn a row into a function with the standard's
-signature; :mod:`dlarray._api._operands` does the checking and
-:mod:`dlarray._api._special` supplies kernels where NumPy's results differ
-from the special values the standard prescribes.
+signature; :mod:`dlarray._api._operands` does the checking.
+
+Two paths compute.  The C fast path (``fast_unary``/``fast_binary``) runs
+the row's kernel on NumPy views when the arguments need no rule applied;
+the kernel is the NumPy engine namespace's function of the standard name,
+so it carries that engine's fixes (``numpy_engine.FIXES``, such as the
+standard's special values).  Every other call, on any engine, computes
+through the engine's standard namespace: ``namespace_of(a).<name>``.
 """
 
 from __future__ import annotations
@@ -15,93 +20,93 @@ from typing import Any
 
 import numpy as np
 
-from dlarray._api import _special
 from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
 from dlarray._core import engine_binary as fast_binary
 from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import scalar_or_itself
-from dlarray._engine.routing import call, engine_view, wrap
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
 
-# name -> (kernel, input category).  The result dtype is the kernel's: for
-# every row, NumPy's result dtype for inputs of one standard dtype is the
-# standard's (checked by tests/test_namespace_rules.py).
-_UNARY: dict[str, tuple[Kernel, str]] = {
-    "abs": (np.abs, "numeric"),
-    "acos": (np.arccos, "floating-point"),
-    "acosh": (np.arccosh, "floating-point"),
-    "asin": (np.arcsin, "floating-point"),
-    "asinh": (np.arcsinh, "floating-point"),
-    "atan": (np.arctan, "floating-point"),
-    "atanh": (np.arctanh, "floating-point"),
-    "bitwise_invert": (np.invert, "integer or boolean"),
-    "ceil": (np.ceil, "real-valued"),
-    "conj": (np.conj, "numeric"),
-    "cos": (np.cos, "floating-point"),
-    "cosh": (np.cosh, "floating-point"),
-    "exp": (np.exp, "floating-point"),
-    "expm1": (np.expm1, "floating-point"),
-    "floor": (np.floor, "real-valued"),
-    "imag": (np.imag, "complex floating"),
-    "isfinite": (np.isfinite, "numeric"),
-    "isinf": (np.isinf, "numeric"),
-    "isnan": (np.isnan, "numeric"),
-    "log": (np.log, "floating-point"),
-    "log1p": (np.log1p, "floating-point"),
-    "log2": (np.log2, "floating-point"),
-    "log10": (np.log10, "floating-point"),
-    "logical_not": (np.logical_not, "bool"),
-    "negative": (np.negative, "numeric"),
-    "positive": (np.positive, "numeric"),
-    "real": (np.real, "numeric"),
-    "reciprocal": (np.reciprocal, "floating-point"),
-    "round": (np.round, "numeric"),
-    "sign": (np.sign, "numeric"),
-    "signbit": (np.signbit, "real floating"),
-    "sin": (np.sin, "floating-point"),
-    "sinh": (np.sinh, "floating-point"),
-    "square": (np.square, "numeric"),
-    "sqrt": (np.sqrt, "floating-point"),
-    "tan": (np.tan, "floating-point"),
-    "tanh": (np.tanh, "floating-point"),
-    "trunc": (np.trunc, "real-valued"),
+# name -> input category.  The result dtype is the engine kernel's: for
+# every row, the standard's result dtype for inputs of one standard dtype
+# (checked by tests/test_namespace_rules.py).
+_UNARY: dict[str, str] = {
+    "abs": "numeric",
+    "acos": "floating-point",
+    "acosh": "floating-point",
+    "asin": "floating-point",
+    "asinh": "floating-point",
+    "atan": "floating-point",
+    "atanh": "floating-point",
+    "bitwise_invert": "integer or boolean",
+    "ceil": "real-valued",
+    "conj": "numeric",
+    "cos": "floating-point",
+    "cosh": "floating-point",
+    "exp": "floating-point",
+    "expm1": "floating-point",
+    "floor": "real-valued",
+    "imag": "complex floating",
+    "isfinite": "numeric",
+    "isinf": "numeric",
+    "isnan": "numeric",
+    "log": "floating-point",
+    "log1p": "floating-point",
+    "log2": "floating-point",
+    "log10": "floating-point",
+    "logical_not": "bool",
+    "negative": "numeric",
+    "positive": "numeric",
+    "real": "numeric",
+    "reciprocal": "floating-point",
+    "round": "numeric",
+    "sign": "numeric",
+    "signbit": "real floating",
+    "sin": "floating-point",
+    "sinh": "floating-point",
+    "square": "numeric",
+    "sqrt": "floating-point",
+    "tan": "floating-point",
+    "tanh": "floating-point",
+    "trunc": "real-valued",
 }
 
-_BINARY: dict[str, tuple[Kernel, str]] = {
-    "add": (np.add, "numeric"),
-    "atan2": (np.arctan2, "real floating"),
-    "bitwise_and": (np.bitwise_and, "integer or boolean"),
-    "bitwise_left_shift": (np.left_shift, "integer"),
-    "bitwise_or": (np.bitwise_or, "integer or boolean"),
-    "bitwise_right_shift": (np.right_shift, "integer"),
-    "bitwise_xor": (np.bitwise_xor, "integer or boolean"),
-    "copysign": (np.copysign, "real floating"),
+_BINARY: dict[str, str] = {
+    "add": "numeric",
+    "atan2": "real floating",
+    "bitwise_and": "integer or boolean",
+    "bitwise_left_shift": "integer",
+    "bitwise_or": "integer or boolean",
+    "bitwise_right_shift": "integer",
+    "bitwise_xor": "integer or boolean",
+    "copysign": "real floating",
     # Integers too: the standard leaves integer true division to the
     # implementation, and NumPy's kernel gives the default float (float64)
     # for every integer input, as PyTorch, CuPy and JAX do.
-    "divide": (np.divide, "numeric"),
-    "equal": (np.equal, "all"),
-    "floor_divide": (np.floor_divide, "real-valued"),
-    "greater": (np.greater, "real-valued"),
-    "greater_equal": (np.greater_equal, "real-valued"),
-    "hypot": (np.hypot, "real floating"),
-    "less": (np.less, "real-valued"),
-    "less_equal": (np.less_equal, "real-valued"),
-    "logaddexp": (np.logaddexp, "real floating"),
-    "logical_and": (np.logical_and, "bool"),
-    "logical_or": (np.logical_or, "bool"),
-    "logical_xor": (np.logical_xor, "bool"),
-    "maximum": (np.maximum, "real-valued"),
-    "minimum": (np.minimum, "real-valued"),
-    "multiply": (np.multiply, "numeric"),
-    "nextafter": (np.nextafter, "real floating"),
-    "not_equal": (np.not_equal, "all"),
-    "pow": (np.power, "numeric"),
-    "remainder": (np.remainder, "real-valued"),
-    "subtract": (np.subtract, "numeric"),
+    "divide": "numeric",
+    "equal": "all",
+    "floor_divide": "real-valued",
+    "greater": "real-valued",
+    "greater_equal": "real-valued",
+    "hypot": "real floating",
+    "less": "real-valued",
+    "less_equal": "real-valued",
+    "logaddexp": "real floating",
+    "logical_and": "bool",
+    "logical_or": "bool",
+    "logical_xor": "bool",
+    "maximum": "real-valued",
+    "minimum": "real-valued",
+    "multiply": "numeric",
+    "nextafter": "real floating",
+    "not_equal": "all",
+    "pow": "numeric",
+    "remainder": "real-valued",
+    "subtract": "numeric",
 }
 
 
@@ -282,15 +287,21 @@ def _doc(name: str, category: str, arity: int, note: str = "") -> str:
     )
 
 
-def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray], DLArray]:
+# The host engine's namespace: the C fast path's kernels (NumPy's ufuncs,
+# or the fixed functions of numpy_engine.FIXES).
+_HOST = engine_namespace("numpy")
+
+
+def _make_unary(name: str, category: str) -> Callable[[DLArray], DLArray]:
     allowed = CATEGORIES[category]
-    kernel = _special.UNARY.get(name, kernel)
+    kernel = getattr(_HOST, name)
 
     def function(x: DLArray, /) -> DLArray:
         result = fast_unary(kernel, allowed, x)  # the common case, in C
         if result is not None:
             return result
-        return call(kernel, unary(x, allowed, category, name))
+        a = unary(x, allowed, category, name)
+        return call(getattr(namespace_of(a), name), a)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
@@ -303,12 +314,13 @@ def _make_unary(name: str, kernel: Kernel, category: str) -> Callable[[DLArray],
 KERNELS: dict[str, tuple[Kernel, frozenset[Any]]] = {}
 #: name -> the dtype category of a binary function's inputs (for the
 #: in-place operators' checks and messages).
-BINARY_CATEGORIES: dict[str, str] = {name: category for name, (_, category) in _BINARY.items()}
+BINARY_CATEGORIES: dict[str, str] = dict(_BINARY)
+_ndarray = np.ndarray
 
 
-def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any], DLArray]:
+def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
-    kernel = _special.BINARY.get(name, kernel)
+    kernel = getattr(_HOST, name)
     KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
     def function(x1: Any, x2: Any, /) -> DLArray:
@@ -320,13 +332,17 @@ def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any
         if type(x1) is DLArray and type(x2) in SCALAR_JOINS:
             dtype = x1.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
-                return call(kernel, engine_view(x1), scalar_array(x2, dtype, name))
+                a = engine_view(x1)
+                xp_kernel = kernel if type(a) is _ndarray else getattr(namespace_of(a), name)
+                return call(xp_kernel, a, scalar_array(x2, dtype, name, a))
         elif type(x2) is DLArray and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
-                return call(kernel, scalar_array(x1, dtype, name), engine_view(x2))
+                a = engine_view(x2)
+                xp_kernel = kernel if type(a) is _ndarray else getattr(namespace_of(a), name)
+                return call(xp_kernel, scalar_array(x1, dtype, name, a), a)
         a1, a2, _ = binary(x1, x2, allowed, category, name)
-        return call(kernel, a1, a2)
+        return call(getattr(namespace_of(a1), name), a1, a2)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)
@@ -334,41 +350,47 @@ def _make_binary(name: str, kernel: Kernel, category: str) -> Callable[[Any, Any
 
 
 FUNCTIONS: dict[str, Callable[..., DLArray]] = {}
-for _name, (_kernel, _category) in _UNARY.items():
-    FUNCTIONS[_name] = _make_unary(_name, _kernel, _category)
-for _name, (_kernel, _category) in _BINARY.items():
-    FUNCTIONS[_name] = _make_binary(_name, _kernel, _category)
+for _name, _category in _UNARY.items():
+    FUNCTIONS[_name] = _make_unary(_name, _category)
+for _name, _category in _BINARY.items():
+    FUNCTIONS[_name] = _make_binary(_name, _category)
 
 
 # ---- functions whose result dtype or signature NumPy does not give ----
 
+_COPIED_AS_THEY_ARE = CATEGORIES["integer or boolean"]
 
-def _same_dtype_unary(name: str, kernel: Kernel) -> Callable[[DLArray], DLArray]:
-    """ceil/floor/trunc/real: integers (and real inputs to ``real``) come back
-    unchanged as a copy; NumPy would turn integers into floats."""
-    category = _UNARY[name][1]
+
+def _same_dtype_unary(name: str) -> Callable[[DLArray], DLArray]:
+    """ceil/floor/trunc/real/imag: integers (and real inputs to ``real``) come
+    back unchanged as a copy (NumPy would turn integers into floats), and
+    ``real``/``imag`` of a complex array are new arrays, not views into it."""
+    category = _UNARY[name]
     allowed = CATEGORIES[category]
 
     def function(x: DLArray, /) -> DLArray:
         a = unary(x, allowed, category, name)
-        if a.dtype.kind in "iub" or (name == "real" and a.dtype.kind == "f"):
-            return wrap(a.copy())
-        return call(kernel, a)
+        xp = namespace_of(a)
+        if x.dtype in _COPIED_AS_THEY_ARE or (name == "real" and x.dtype in _REAL_FLOATING):
+            return wrap(xp.asarray(a, copy=True))
+        result = getattr(xp, name)(a)
+        if name in ("real", "imag"):
+            result = xp.asarray(result, copy=True)
+        return wrap(result)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
     return function
 
 
-for _name in ("ceil", "floor", "trunc"):
-    FUNCTIONS[_name] = _same_dtype_unary(_name, _UNARY[_name][0])
-FUNCTIONS["real"] = _same_dtype_unary("real", lambda a: np.real(a).copy())
-FUNCTIONS["imag"] = _make_unary("imag", lambda a: np.imag(a).copy(), "complex floating")
+_REAL_FLOATING = CATEGORIES["real floating"]
+for _name in ("ceil", "floor", "trunc", "real", "imag"):
+    FUNCTIONS[_name] = _same_dtype_unary(_name)
 
 
 def nextafter(x1: Any, x2: Any, /) -> DLArray:
     a1, a2, _ = binary(x1, x2, CATEGORIES["real floating"], "real floating", "nextafter")
-    return call(np.nextafter, a1, a2)
+    return call(namespace_of(a1).nextafter, a1, a2)
 
 
 nextafter.__doc__ = _doc(
@@ -409,7 +431,9 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     dlarray.asarray([2, 5, 6], dtype=dlarray.int64)
     """
     a = unary(x, CATEGORIES["real-valued"], "real-valued", "clip")
+    xp = namespace_of(a)
     dtype = x.dtype
+    integral = dtype in _INTEGER
     bounds: list[Any] = []
     for label, bound in (("min", min), ("max", max)):
         bound = scalar_or_itself(bound)  # numpy.float64 is a float
@@ -420,19 +444,19 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
             common_device((x, bound), "clip")
             check_dtype(bound.dtype, "real-valued", f"clip({label}=...)")
             b = engine_view(bound)
-            if b.dtype.kind != a.dtype.kind and not {a.dtype.kind, b.dtype.kind} <= {"i", "u"}:
+            if (bound.dtype in _INTEGER) is not integral:
                 raise TypeError(
                     f"clip: {label} has dtype {bound.dtype.name}, of another kind than x's "
                     f"{dtype.name}; the Array API leaves this unspecified, and dlarray "
                     f"refuses it"
                 )
         elif type(bound) in (int, float):
-            if type(bound) is float and a.dtype.kind in "iu":
+            if type(bound) is float and integral:
                 raise TypeError(f"clip: a float {label} with an integer array; pass an int")
-            if a.dtype.kind in "iu":
-                info = np.iinfo(a.dtype)
+            if integral:
+                info = xp.iinfo(engine_dtype(xp, dtype))
                 bound = info.min if bound < info.min else info.max if bound > info.max else bound
-            b = scalar_array(bound, dtype, "clip")
+            b = scalar_array(bound, dtype, "clip", a)
         else:
             raise TypeError(
                 f"clip: {label} must be None, a Python int or float, or an array, got "
@@ -442,13 +466,18 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     lo, hi = bounds
     # maximum/minimum propagate NaN from x and from either bound, as the
     # standard's special cases require; min > max gives max.
-    return call(_clip_kernel, a, lo, hi)
+    return call(_clip_kernel, xp, a, lo, hi)
 
 
-def _clip_kernel(a: Any, lo: Any, hi: Any) -> Any:
-    out = a if lo is None else np.maximum(a, lo)
-    out = out if hi is None else np.minimum(out, hi)
-    return np.array(out, dtype=a.dtype, copy=True) if out is a else out.astype(a.dtype, copy=False)
+_INTEGER = CATEGORIES["integer"]
+
+
+def _clip_kernel(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
+    out = a if lo is None else xp.maximum(a, lo)
+    out = out if hi is None else xp.minimum(out, hi)
+    if out is a:
+        return xp.asarray(a, copy=True)
+    return xp.astype(out, a.dtype, copy=False)
 
 
 FUNCTIONS["clip"] = clip

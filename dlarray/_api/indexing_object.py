@@ -89,7 +89,7 @@ def _value(x: DLArray, value: Any) -> Any:
                 f"__setitem__: a Python {type(scalar).__name__} cannot be stored in a "
                 f"{x.dtype.name} array"
             )
-        return scalar_array(scalar, x.dtype, "__setitem__")
+        return scalar_array(scalar, x.dtype, "__setitem__", engine_view(x))
     raise TypeError(
         f"__setitem__: the value must be a dlarray array or a Python scalar, got "
         f"{type(value).__name__}"

@@ -148,7 +148,7 @@ def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
         a2 = engine_view(x2)
     elif type(x2) in (int, float):
         dtype = scalar_dtype(x2, x1.dtype, "searchsorted")
-        a2 = scalar_array(x2, dtype, "searchsorted")
+        a2 = scalar_array(x2, dtype, "searchsorted", a1)
     else:
         raise TypeError(
             f"searchsorted: x2 must be a dlarray array or a Python int or float, got "

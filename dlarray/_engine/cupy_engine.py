@@ -23,6 +23,7 @@ from typing import Any
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._cuda import runtime as cuda_runtime
+from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
 
 
@@ -74,6 +75,16 @@ def wrap(a: Any) -> DLArray:
 FIXES: dict[str, Any] = {}
 
 
+def _fixes(compat: Any) -> dict[str, Any]:
+    """The fixes that need CuPy's namespace to be made."""
+    return {
+        # CuPy's kernels are NumPy's, special values included.
+        "floor_divide": special_values.floor_divide(compat),
+        "expm1": special_values.expm1(compat),
+        "tanh": special_values.tanh(compat),
+    }
+
+
 def namespace() -> Namespace:
     """CuPy's standard namespace (array-api-compat's ``cupy`` wrapper), with
     :data:`FIXES` in place."""
@@ -84,4 +95,4 @@ def namespace() -> Namespace:
             "computing on CUDA memory needs array-api-compat, CuPy's standard namespace; "
             "pip install array-api-compat (or pip install 'dlarray[cupy]')"
         ) from None
-    return Namespace("cupy", compat, FIXES)
+    return Namespace("cupy", compat, {**_fixes(compat), **FIXES})

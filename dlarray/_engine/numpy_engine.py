@@ -21,6 +21,7 @@ import dlarray._core as _core
 from dlarray._array import DLArray, retag
 from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
 
 # The device types of the memory NumPy computes on (the memory-kind table's
@@ -188,6 +189,9 @@ ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIE
 FIXES: dict[str, Any] = {
     "_dlarray_extended_dtype": numpy_dtype,
     # ---- fixes: elementwise ----
+    "floor_divide": special_values.floor_divide(np),
+    "expm1": special_values.expm1(np),
+    "tanh": special_values.tanh(np),
     # ---- fixes: statistical, searching, utility ----
     # ---- fixes: manipulation, indexing, sorting, sets, creation ----
     # ---- fixes: linalg, fft ----

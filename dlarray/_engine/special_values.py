@@ -1,0 +1,90 @@
+"""Fixes for engines whose special values differ from the standard's.
+
+The standard fixes the result of every elementwise function for NaN,
+infinities and signed zeros.  NumPy and CuPy (which copies NumPy's
+kernels) follow it almost everywhere; the functions here make an engine's
+kernel follow it where they do not.  Each takes the engine's own namespace
+(``base``) and returns the fixed function, written in the standard alone,
+so that one fix serves every engine that needs it (their ``FIXES`` tables
+list them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Kernel = Callable[..., Any]
+
+
+def floor_divide(base: Any) -> Kernel:
+    """``floor(x1 / x2)`` where an operand is infinite.
+
+    NumPy computes floor division through ``fmod`` and returns NaN for
+    ``inf // 3`` and ``-1`` for ``1 // -inf``; the standard's special cases
+    are those of ``floor(x1 / x2)``: ``+inf`` and ``-0`` respectively.
+    """
+    kernel = base.floor_divide
+
+    def fixed(a1: Any, a2: Any, /) -> Any:
+        result = kernel(a1, a2)
+        if base.isdtype(result.dtype, "real floating"):
+            infinite = base.logical_or(base.isinf(a1), base.isinf(a2))
+            if base.any(infinite):
+                result = base.where(infinite, base.floor(base.divide(a1, a2)), result)
+        return result
+
+    return fixed
+
+
+def expm1(base: Any) -> Kernel:
+    """Complex ``expm1`` at non-finite inputs as ``exp(z) - 1``.
+
+    NumPy's complex expm1 returns NaN for most non-finite inputs; the
+    standard gives them the values of ``exp(z) - 1`` (whose special cases
+    NumPy's complex exp follows).  Finite inputs keep expm1's accuracy.
+    ``expm1(-0 + 0j)`` is ``+0 + 0j`` in the standard; NumPy keeps the -0.
+    """
+    kernel = base.expm1
+
+    def fixed(a: Any, /) -> Any:
+        result = kernel(a)
+        if base.isdtype(result.dtype, "complex floating"):
+            special = base.logical_not(base.isfinite(a))
+            if base.any(special):
+                result = base.where(special, base.exp(a) - 1, result)
+            zero = a == 0
+            if base.any(zero):
+                result = base.where(zero, _signed_zero_imag(base, result), result)
+        return result
+
+    return fixed
+
+
+def tanh(base: Any) -> Kernel:
+    """Complex ``tanh`` with an infinite real part and finite imaginary part.
+
+    The standard gives ``±1 + 0j`` with the zero's sign following the
+    imaginary part's; NumPy (after C99) signs the zero as ``sin(2y)``.
+    """
+    kernel = base.tanh
+
+    def fixed(a: Any, /) -> Any:
+        result = kernel(a)
+        if base.isdtype(result.dtype, "complex floating"):
+            re, im = base.real(a), base.imag(a)
+            special = base.logical_and(base.isinf(re), base.isfinite(im))
+            if base.any(special):
+                one = base.astype(base.copysign(base.ones_like(re), re), result.dtype)
+                # conj turns the +0 imaginary part of `one` into -0.
+                value = base.where(base.signbit(im), base.conj(one), one)
+                result = base.where(special, value, result)
+        return result
+
+    return fixed
+
+
+def _signed_zero_imag(base: Any, z: Any) -> Any:
+    """``+0 + 0j`` carrying the sign of ``z``'s imaginary part."""
+    zero = base.zeros_like(z)
+    return base.where(base.signbit(base.imag(z)), base.conj(zero), zero)
