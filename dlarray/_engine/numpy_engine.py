@@ -193,7 +193,9 @@ FIXES: dict[str, Any] = {
     "expm1": special_values.expm1(np),
     "tanh": special_values.tanh(np),
     # ---- fixes: statistical, searching, utility ----
-    # ---- fixes: manipulation, indexing, sorting, sets, creation ----
+    # ---- fixes: manipulation, indexing, sorting, sets ----
+
+    # ---- fixes: creation, the array object ----
     # ---- fixes: linalg, fft ----
 }
 
