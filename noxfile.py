@@ -41,14 +41,18 @@ nox.options.reuse_existing_virtualenvs = False
 TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
 HYPOTHESIS = "hypothesis==6.170.15"
 HYPOTHESIS_PY310 = "hypothesis==6.168.5"
+# The CuPy release the call-shape test checks dlarray against.
+CUPY_CALL_SHAPES = ["cupy-cuda13x==14.2.0", "array-api-compat==1.16.0"]
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Build dlarray and run the test suite.  cuda-bindings is installed so
     that the real runtime's no-driver path is tested (tests_oldest covers
-    the no-package path)."""
-    session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings")
+    the no-package path), and CuPy with array-api-compat so that the CuPy
+    call-shape test runs every namespace function through CuPy's argument
+    checks on CPU memory (CuPy imports without a GPU)."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings", *CUPY_CALL_SHAPES)
     _run_pytest(session)
 
 
@@ -484,8 +488,8 @@ def cuda(session: nox.Session) -> None:
 
     GPU machines often have no network, so this session makes no virtualenv
     and downloads nothing: it builds dlarray into the running Python, which
-    must already hold torch, CuPy, JAX, cuda-bindings, pytest and the build
-    tools (setuptools), then runs every test (the ``cuda``-marked ones
+    must already hold torch, CuPy, array-api-compat, JAX, cuda-bindings,
+    pytest and the build tools (setuptools), then runs every test (the ``cuda``-marked ones
     included) and the CUDA benchmark.  Extra pytest arguments go after
     ``--``.
     """

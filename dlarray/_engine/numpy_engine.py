@@ -194,7 +194,6 @@ FIXES: dict[str, Any] = {
     "tanh": special_values.tanh(np),
     # ---- fixes: statistical, searching, utility ----
     # ---- fixes: manipulation, indexing, sorting, sets ----
-
     # ---- fixes: creation, the array object ----
     # ---- fixes: linalg, fft ----
 }
