@@ -311,11 +311,13 @@ def cupy_side_stream(monkeypatch):
     return stream.ptr
 
 
-def test_consumer_without_cupy_passes_1_the_legacy_default_stream():
+def test_consumer_without_cupy_passes_1_the_legacy_default_stream(monkeypatch):
     # dlarray's work stream is the legacy default stream, 1 (which None also
     # names): the one stream choice (dlarray._consumer.stream_choice) gives it
     # to every path, the C fast path included.  It is passed, not left out,
     # because PyTorch's default is -1 (no sync).
+    # As if CuPy were never imported, whatever other tests imported before.
+    monkeypatch.setitem(sys.modules, "cupy", None)
     producer = abi.Producer(device=(2, 0))
     x = dlarray.from_dlpack(producer)
     assert x.device == dlarray.Device("cuda", 0)
