@@ -537,7 +537,35 @@ def check_the_driver_error_is_the_acceptable_one() -> None:
     assert not reaches_for_the_gpu(TypeError("an argument check"))
 
 
+def check_linalg_failures_raise_in_numpys_words() -> None:
+    # CuPy checks cuSOLVER's status only under cupyx.errstate(linalg="raise");
+    # a stand-in for its inv reports what it saw, then fails as CuPy does.
+    import array_api_compat.cupy.linalg as compat_linalg
+    import cupyx
+
+    seen = []
+
+    def singular(x: Any) -> Any:
+        seen.append(cupyx.geterr()["linalg"])
+        raise np.linalg.LinAlgError("Error reported by dgetrf in cuSOLVER. devInfo = [1].")
+
+    recorder = DeviceRecorder()
+    with cupy_over_the_stand_in(recorder), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compat_linalg, "inv", singular)
+        xp = cupy_engine.namespace()  # a fresh one, over the stand-in inv
+        try:
+            xp.linalg.inv(routing.engine_view(M()))
+        except np.linalg.LinAlgError as exc:
+            assert str(exc) == "Singular matrix", str(exc)
+        else:
+            raise AssertionError("the stand-in inv did not raise")
+    assert seen == ["raise"], seen
+    assert recorder.entered == [GPU.index], recorder.entered
+    assert cupyx.geterr()["linalg"] == "ignore"  # CuPy's default, restored
+
+
 CHECKS: dict[str, Callable[[], None]] = {
+    "linalg failures raise in NumPy's words": check_linalg_failures_raise_in_numpys_words,
     "the engine view is CuPy over the stand-in": check_the_engine_view_is_cupy_over_the_stand_in,
     "views come back on their GPU": check_views_come_back_on_their_gpu_through_the_stand_in,
     "the driver error is the acceptable one": check_the_driver_error_is_the_acceptable_one,

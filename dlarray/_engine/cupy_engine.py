@@ -19,10 +19,11 @@ every chapter:
   default and returns NaN/inf for a singular or non-positive-definite
   matrix; the ``linalg.`` functions run under ``cupyx.errstate(linalg=
   "raise")``, where CuPy raises ``LinAlgError`` (a ``ValueError``, as NumPy's
-  is) for what LAPACK reports: a singular ``inv``/``solve``, a ``cholesky``
-  of a matrix that is not positive definite, an eigen- or singular-value
-  solver that does not converge.  Checking costs one device-to-host copy of
-  the status, the synchronisation CuPy avoids by default.
+  is) for what LAPACK reports: a singular ``inv``/``solve`` and a
+  ``cholesky`` of a matrix that is not positive definite (reworded as NumPy
+  words them), an eigen- or singular-value solver that does not converge.
+  Checking costs one device-to-host copy of the status, the synchronisation
+  CuPy avoids by default.
 * :data:`FIXES`: the functions where array-api-compat's CuPy wrapper
   departs from the standard, rewritten in terms of it.
 
@@ -48,6 +49,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import Any
+
+from numpy.linalg import LinAlgError
 
 import dlarray._core as _core
 from dlarray._array import DLArray
@@ -161,14 +164,38 @@ def _on_the_arrays_device(
     def on_their_device(*args: Any, **kwargs: Any) -> Any:
         index = _device_index(args, kwargs, ndarray)
         if linalg_errors is not None:
-            with on_device(index), linalg_errors(linalg="raise"):
-                return kernel(*args, **kwargs)
+            try:
+                with on_device(index), linalg_errors(linalg="raise"):
+                    return kernel(*args, **kwargs)
+            except LinAlgError as exc:
+                words = _in_numpys_words(exc)
+                if words is None:
+                    raise
+                raise LinAlgError(words) from exc
         if index is None and not creates:
             return kernel(*args, **kwargs)
         with on_device(index):
             return kernel(*args, **kwargs)
 
     return on_their_device
+
+
+# What LAPACK's status means, in NumPy's words, for the routines whose
+# failure is the input's fault (CuPy names the routine: "dgetrf",
+# "spotrfBatched", ...); other failures (a solver that does not converge)
+# keep CuPy's message.
+_LAPACK_FAILURES = {"getrf": "Singular matrix", "potrf": "Matrix is not positive definite"}
+
+
+def _in_numpys_words(exc: LinAlgError) -> str | None:
+    """NumPy's message for the failure CuPy reports ("Error reported by
+    dgetrf in cuSOLVER. devInfo = ..."), so that dlarray says the same on
+    every engine; None when it is not the input's fault."""
+    routine = str(exc).partition("reported by ")[2].partition(" ")[0]
+    for name, words in _LAPACK_FAILURES.items():
+        if name in routine:
+            return words
+    return None
 
 
 class _OnTheArraysDevice:
