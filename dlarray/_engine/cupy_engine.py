@@ -119,11 +119,17 @@ def on_device(index: int | None) -> AbstractContextManager[Any]:
     recorder of the indices entered)."""
     if index is None:
         return _STAY
-    cupy: Any = _cupy()
-    if cupy.cuda.runtime.getDevice() == index:
+    cuda = _cupy_cuda()
+    if cuda.runtime.getDevice() == index:
         return _STAY
-    device: AbstractContextManager[Any] = cupy.cuda.Device(index)
+    device: AbstractContextManager[Any] = cuda.Device(index)
     return device
+
+
+@functools.cache
+def _cupy_cuda() -> Any:
+    """``cupy.cuda`` (imported by then: the namespace that calls this is CuPy's)."""
+    return importlib.import_module("cupy.cuda")
 
 
 # The functions that make an array from no array: they name their GPU with
@@ -144,11 +150,11 @@ def _device_index(args: tuple[Any, ...], kwargs: dict[str, Any], ndarray: Any) -
     for group in (args, kwargs.values()):
         for a in group:
             if isinstance(a, ndarray):
-                return int(a.device.id)
+                return int(a.data.device_id)
             if type(a) in (list, tuple):
                 for b in a:
                     if isinstance(b, ndarray):
-                        return int(b.device.id)
+                        return int(b.data.device_id)
     return None
 
 
@@ -162,7 +168,11 @@ def _on_the_arrays_device(
 
     @functools.wraps(kernel)
     def on_their_device(*args: Any, **kwargs: Any) -> Any:
-        index = _device_index(args, kwargs, ndarray)
+        first = args[0] if args else None
+        if isinstance(first, ndarray) and "device" not in kwargs:  # the common call
+            index = first.data.device_id
+        else:
+            index = _device_index(args, kwargs, ndarray)
         if linalg_errors is not None:
             try:
                 with on_device(index), linalg_errors(linalg="raise"):
