@@ -1,4 +1,5 @@
-"""dlarray on a real NVIDIA GPU: memory, copies, zero-copy exchange, streams.
+"""dlarray on a real NVIDIA GPU: memory, copies, zero-copy exchange, streams,
+and computing through CuPy (on the array's own GPU, matching the host).
 
 Every test here is marked ``cuda`` and is skipped, with the reason, unless
 dlarray's CUDA runtime loads (cuda-bindings, a driver and a GPU).  Tests
