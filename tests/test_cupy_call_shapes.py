@@ -584,8 +584,11 @@ def _check(name: str) -> str | None:
 
 
 def _child() -> dict[str, Any]:
-    import cupy
-
+    try:
+        import array_api_compat.cupy  # noqa: F401
+        import cupy
+    except ImportError as exc:
+        return {"skip": f"CuPy or array-api-compat is installed but cannot be imported: {exc}"}
     if cupy.is_available():
         # Kernels launched on the stand-in's host pointers would fault on a
         # real GPU; there, tests/cuda/ computes on it.
