@@ -100,7 +100,10 @@ def to_cupy(x: DLArray) -> Any:
 def wrap(a: Any) -> DLArray:
     """A CuPy result brought back as a DLArray, zero-copy, keeping ``a`` as
     its engine view."""
-    x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the stream
+    # On a's GPU: CuPy's __dlpack__ orders the export after the current
+    # device's current stream, which must be a's.
+    with on_device(a.data.device_id):
+        x = _core.from_dlpack(a)  # dlarray.from_dlpack: picks the stream
     x._engine_view = a
     return x
 
