@@ -10,9 +10,12 @@ reaches for the driver (or a CUDA library, such as cuBLAS), where it stops.
 
 The only acceptable failure is that reach (:func:`reaches_for_the_gpu`).
 Anything else -- a ``TypeError``, ``ValueError``, ``NotImplementedError``,
-``AttributeError`` or ``IndexError`` from CuPy or array-api-compat, a NumPy
-call on a CuPy array -- fails: the inputs are valid, so a GPU would raise it
-too.  What does come back (views, metadata) returns to dlarray through the
+``AttributeError`` or ``IndexError`` from CuPy or array-api-compat -- fails:
+the inputs are valid, so a GPU would raise it too.  So does a NumPy
+function applied to a CuPy array: CuPy would take it over through NumPy's
+dispatch protocols, but compute on its current GPU, not the array's, and
+without the engine's fixes, so here those protocols refuse
+(:class:`NumPyOnCuPyError`).  What does come back (views, metadata) returns to dlarray through the
 stand-in (:func:`wrap_through_the_stand_in`, a DLPack capsule over the same
 memory, since CuPy's own ``__dlpack__`` asks the driver where the memory
 is), and must be on GPU 1.
@@ -163,10 +166,29 @@ class DeviceRecorder:
         return contextlib.nullcontext()
 
 
+class NumPyOnCuPyError(TypeError):
+    """A NumPy function called on a CuPy array."""
+
+
+def _numpy_dispatch(name: str) -> Callable[..., Any]:
+    def refuse(self: Any, what: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NumPyOnCuPyError(
+            f"numpy.{getattr(what, '__name__', what)} called on a CuPy array (through "
+            f"{name}): NumPy's dispatch computes on CuPy's current GPU, not the array's, "
+            f"and bypasses the engine's fixes; compute through namespace_of(a)"
+        )
+
+    return refuse
+
+
 @contextlib.contextmanager
 def cupy_over_the_stand_in(recorder: DeviceRecorder) -> Any:
     """CUDA arrays in the stand-in's memory, computed on with CuPy."""
+    import cupy
+
     with pytest.MonkeyPatch.context() as patch:
+        for protocol in ("__array_function__", "__array_ufunc__"):
+            patch.setattr(cupy.ndarray, protocol, _numpy_dispatch(protocol))
         # dlarray's work stream is CuPy's current stream, which needs the
         # driver to be read; the stand-in runtime's is the legacy default.
         patch.setattr(streams, "work_stream", lambda device_index=None: streams.LEGACY_DEFAULT)
