@@ -15,7 +15,12 @@ the inputs are valid, so a GPU would raise it too.  So does a NumPy
 function applied to a CuPy array: CuPy would take it over through NumPy's
 dispatch protocols, but compute on its current GPU, not the array's, and
 without the engine's fixes, so here those protocols refuse
-(:class:`NumPyOnCuPyError`).  What does come back (views, metadata) returns to dlarray through the
+(:class:`NumPyOnCuPyError`); for the same reason CuPy's computing operators
+(arithmetic, comparisons, gathering ``__getitem__``, ``__setitem__``) refuse
+outside the engine's namespace (:class:`OutsideTheDeviceError`), and the
+driver may be reached only inside it, by CuPy.
+
+What does come back (views, metadata) returns to dlarray through the
 stand-in (:func:`wrap_through_the_stand_in`, a DLPack capsule over the same
 memory, since CuPy's own ``__dlpack__`` asks the driver where the memory
 is), and must be on GPU 1.
@@ -156,14 +161,39 @@ def wrap_through_the_stand_in(a: Any) -> dlarray.DLArray:
 
 class DeviceRecorder:
     """Stands in for ``cupy_engine.on_device``: records the GPU each call
-    entered (None: a creation function that named no device)."""
+    entered (None: a creation function that named no device), whether a
+    call is under way (``depth``), and the driver errors raised inside one
+    (``reached``): only those are CuPy's reach for the GPU."""
 
     def __init__(self) -> None:
         self.entered: list[int | None] = []
+        self.depth = 0
+        self.reached: list[BaseException] = []
 
     def __call__(self, index: int | None) -> contextlib.AbstractContextManager[None]:
         self.entered.append(index)
-        return contextlib.nullcontext()
+        return self._inside()
+
+    @contextlib.contextmanager
+    def _inside(self) -> Any:
+        self.depth += 1
+        try:
+            yield
+        except Exception as exc:
+            if reaches_for_the_gpu(exc):
+                self.reached.append(exc)
+            raise
+        finally:
+            self.depth -= 1
+
+    def saw(self, exc: BaseException) -> bool:
+        """Whether ``exc`` (or its explicit cause) was raised inside a call."""
+        seen: BaseException | None = exc
+        while seen is not None:
+            if any(seen is r for r in self.reached):
+                return True
+            seen = seen.__cause__
+        return False
 
 
 class NumPyOnCuPyError(TypeError):
@@ -181,6 +211,39 @@ def _numpy_dispatch(name: str) -> Callable[..., Any]:
     return refuse
 
 
+class OutsideTheDeviceError(RuntimeError):
+    """A CuPy operator that computes, used outside the engine's namespace."""
+
+
+# The operators of CuPy arrays that launch kernels (on CuPy's current GPU).
+_COMPUTING = [
+    f"__{name}__"
+    for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+               "or", "xor", "lshift", "rshift")
+    for name in (op, f"r{op}", f"i{op}")
+] + [f"__{name}__" for name in ("eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "abs",
+                               "invert", "setitem")]  # fmt: skip
+
+
+def _advanced(key: Any) -> bool:
+    """Whether indexing with ``key`` gathers (a kernel) rather than views."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(not isinstance(k, int | slice | type(None) | type(Ellipsis)) for k in parts)
+
+
+def _guarded(name: str, operator: Any, recorder: DeviceRecorder) -> Callable[..., Any]:
+    def on_the_current_gpu(self: Any, *args: Any) -> Any:
+        if recorder.depth == 0 and (name != "__getitem__" or _advanced(args[0])):
+            raise OutsideTheDeviceError(
+                f"CuPy's {name} used on an engine array outside the engine's namespace: it "
+                f"runs on CuPy's current GPU, not the array's; compute through "
+                f"namespace_of(a) (xp.add, xp.take, ...)"
+            )
+        return operator(self, *args)
+
+    return on_the_current_gpu
+
+
 @contextlib.contextmanager
 def cupy_over_the_stand_in(recorder: DeviceRecorder) -> Any:
     """CUDA arrays in the stand-in's memory, computed on with CuPy."""
@@ -189,6 +252,10 @@ def cupy_over_the_stand_in(recorder: DeviceRecorder) -> Any:
     with pytest.MonkeyPatch.context() as patch:
         for protocol in ("__array_function__", "__array_ufunc__"):
             patch.setattr(cupy.ndarray, protocol, _numpy_dispatch(protocol))
+        for name in [*_COMPUTING, "__getitem__"]:
+            if hasattr(cupy.ndarray, name):
+                original = getattr(cupy.ndarray, name)
+                patch.setattr(cupy.ndarray, name, _guarded(name, original, recorder))
         # dlarray's work stream is CuPy's current stream, which needs the
         # driver to be read; the stand-in runtime's is the legacy default.
         patch.setattr(streams, "work_stream", lambda device_index=None: streams.LEGACY_DEFAULT)
@@ -510,6 +577,12 @@ def run_case(case: str) -> str | None:
         except Exception as exc:
             if not reaches_for_the_gpu(exc):
                 return f"{type(exc).__name__}: {exc}\n  {where_raised(exc)}"
+            if not recorder.saw(exc):
+                return (
+                    f"the driver was reached outside the engine's namespace (a CuPy method "
+                    f"called by dlarray, running on CuPy's current GPU, or dlarray's own CUDA "
+                    f"code): {type(exc).__name__}: {exc}\n  {where_raised(exc)}"
+                )
         else:
             for r in _results(result):
                 if r.device != GPU:
