@@ -228,7 +228,8 @@ _COMPUTING = [
 def _advanced(key: Any) -> bool:
     """Whether indexing with ``key`` gathers (a kernel) rather than views."""
     parts = key if isinstance(key, tuple) else (key,)
-    return any(not isinstance(k, int | slice | type(None) | type(Ellipsis)) for k in parts)
+    basic = (int, np.integer, slice, type(None), type(Ellipsis))
+    return any(isinstance(k, bool) or not isinstance(k, basic) for k in parts)
 
 
 def _guarded(name: str, operator: Any, recorder: DeviceRecorder) -> Callable[..., Any]:
