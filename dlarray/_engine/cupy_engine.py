@@ -108,6 +108,14 @@ def wrap(a: Any) -> DLArray:
     return x
 
 
+def compact_copy(x: DLArray) -> DLArray:
+    """A C-contiguous copy of CUDA array ``x``, made by CuPy on x's GPU (for
+    copies of strided arrays between GPUs and memory kinds)."""
+    a = to_cupy(x)
+    with on_device(a.data.device_id):
+        return wrap(a.copy(order="C"))
+
+
 # ---- compute on the array's own GPU ----
 
 _STAY: AbstractContextManager[Any] = contextlib.nullcontext()
