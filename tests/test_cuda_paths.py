@@ -28,6 +28,15 @@ KINDS = ["cuda", "cuda_managed", "cuda_host"]
 DLPACK_TYPES = {"cuda": 2, "cuda_managed": 13, "cuda_host": 3}
 
 
+@pytest.fixture(autouse=True)
+def without_cupy(monkeypatch):
+    """As if CuPy were never imported, whatever ran before: dlarray's work
+    stream is CuPy's current stream once CuPy is imported, which cannot be
+    read without a driver (and names the real GPUs, not the stand-in's).
+    Tests that want CuPy's stream use ``cupy_side_stream``."""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+
+
 @pytest.fixture
 def fake():
     with cuda_runtime.use_runtime(FakeRuntime(gpus=2)) as rt:
@@ -311,7 +320,7 @@ def cupy_side_stream(monkeypatch):
     return stream.ptr
 
 
-def test_consumer_without_cupy_passes_1_the_legacy_default_stream():
+def test_consumer_without_cupy_passes_1_the_legacy_default_stream(without_cupy):
     # dlarray's work stream is the legacy default stream, 1 (which None also
     # names): the one stream choice (dlarray._consumer.stream_choice) gives it
     # to every path, the C fast path included.  It is passed, not left out,

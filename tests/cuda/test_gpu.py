@@ -1,4 +1,5 @@
-"""dlarray on a real NVIDIA GPU: memory, copies, zero-copy exchange, streams.
+"""dlarray on a real NVIDIA GPU: memory, copies, zero-copy exchange, streams,
+and computing through CuPy (on the array's own GPU, matching the host).
 
 Every test here is marked ``cuda`` and is skipped, with the reason, unless
 dlarray's CUDA runtime loads (cuda-bindings, a driver and a GPU).  Tests
@@ -19,6 +20,7 @@ import itertools
 import os
 import sys
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -508,6 +510,179 @@ def test_matmul_runs_on_the_gpu(cupy):
     np.testing.assert_allclose(host(z), a @ b)
 
 
+# ---- compute through CuPy: the functions issue 19 found broken on CUDA ----
+#
+# Each case runs the same dlarray call on host arrays and on their copies on
+# GPU 0: the GPU's results must stay there and match the host's (NumPy's).
+
+_INF, _NAN = float("inf"), float("nan")
+VALUES = np.array([3.0, -1.5, 2.0, 0.5, -4.0, 1.0])  # distinct: sorts are unambiguous
+SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]])
+RANK_2 = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0], [0.0, 1.0, 0.0, 1.0]])
+INTS = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], dtype=np.int64)
+SORTED = np.array([0.5, 1.0, 1.5, 2.0])
+# The special values where NumPy's complex expm1 and tanh depart from the standard.
+COMPLEX_SPECIALS = np.array(
+    [complex(_INF, 1), complex(-_INF, 1), complex(_INF, -1), complex(-_INF, -2),
+     complex(_NAN, _INF), complex(_INF, _NAN), 0j, complex(-0.0, -0.0), 1 + 2j, -0.5 - 0.25j]
+)  # fmt: skip
+
+d = dlarray
+COMPUTE_CASES: dict[str, tuple[Any, list[np.ndarray]]] = {
+    "sum": (lambda x: d.sum(x), [VALUES]),
+    "sum[keepdims]": (lambda x: d.sum(x, keepdims=True), [SPD]),
+    "prod": (lambda x: d.prod(x), [VALUES]),
+    "max": (lambda x: d.max(x), [VALUES]),
+    "max[axis]": (lambda x: d.max(x, axis=1, keepdims=True), [SPD]),
+    "min": (lambda x: d.min(x, axis=0), [SPD]),
+    "cumulative_sum": (lambda x: d.cumulative_sum(x, axis=1), [SPD]),
+    "cumulative_sum[include_initial]": (
+        lambda x: d.cumulative_sum(x, include_initial=True),
+        [INTS],
+    ),
+    "cumulative_prod": (lambda x: d.cumulative_prod(x), [VALUES]),
+    "mean[complex]": (lambda x: d.mean(x), [VALUES + 1j * VALUES[::-1]]),
+    "count_nonzero[keepdims]": (lambda x: d.count_nonzero(x, axis=1, keepdims=True), [RANK_2]),
+    "nonzero": (lambda x: d.nonzero(x), [RANK_2]),
+    "searchsorted": (lambda s, v: d.searchsorted(s, v, side="right"), [SORTED, VALUES]),
+    "searchsorted[scalar]": (lambda s: d.searchsorted(s, 1.25), [SORTED]),
+    "sort[descending]": (lambda x: d.sort(x, descending=True), [VALUES]),
+    "sort[unstable]": (lambda x: d.sort(x, axis=0, stable=False), [SPD]),
+    "argsort[descending]": (lambda x: d.argsort(x, descending=True), [VALUES]),
+    "unique_values": (lambda x: d.unique_values(x), [INTS]),
+    "unique_counts": (lambda x: d.unique_counts(x), [INTS]),
+    "unique_inverse": (lambda x: d.unique_inverse(x), [INTS]),
+    "unique_all": (lambda x: d.unique_all(x), [INTS]),
+    "isin": (lambda x, y: d.isin(x, y), [INTS, INTS[:3]]),
+    "isin[out-of-range int]": (lambda x: d.isin(x, 1000), [INTS.astype(np.int8)]),
+    "expm1[complex specials]": (lambda z: d.expm1(z), [COMPLEX_SPECIALS]),
+    "tanh[complex specials]": (lambda z: d.tanh(z), [COMPLEX_SPECIALS]),
+    "clip[None, None]": (lambda x: d.clip(x), [VALUES]),
+    "clip": (lambda x: d.clip(x, -1.0, 2.0), [VALUES]),
+    "take": (lambda x, i: d.take(x, i, axis=0), [VALUES, np.array([5, 0, -1])]),
+    "take_along_axis": (
+        lambda x, i: d.take_along_axis(x, i, axis=1),
+        [SPD, np.array([[2], [0], [1]])],
+    ),
+    "meshgrid": (lambda x, y: d.meshgrid(x, y, indexing="ij"), [VALUES, SORTED]),
+    "vecdot": (lambda x, y: d.vecdot(x, y), [SPD, SPD[::-1]]),
+    "matmul": (lambda x, y: d.matmul(x, y), [SPD, RANK_2]),
+    "linalg.svdvals": (lambda x: d.linalg.svdvals(x), [RANK_2]),
+    "linalg.matrix_rank": (lambda x: d.linalg.matrix_rank(x), [RANK_2]),
+    "linalg.pinv": (lambda x: d.linalg.pinv(x), [RANK_2]),
+    "linalg.inv": (lambda x: d.linalg.inv(x), [SPD]),
+    "linalg.solve": (lambda a, b: d.linalg.solve(a, b), [SPD, VALUES[:3]]),
+    "linalg.cholesky": (lambda x: d.linalg.cholesky(x), [SPD]),
+    "linalg.matrix_norm[keepdims]": (lambda x: d.linalg.matrix_norm(x, keepdims=True), [SPD]),
+    **{
+        f"linalg.matrix_norm[{o}]": (lambda x, o=o: d.linalg.matrix_norm(x, ord=o), [RANK_2])
+        for o in (1, -1, 2, -2, _INF, -_INF)
+    },
+    **{
+        f"linalg.vector_norm[{o}]": (lambda x, o=o: d.linalg.vector_norm(x, ord=o), [VALUES])
+        for o in (_INF, -_INF)
+    },
+}
+
+
+def _arrays(value: Any) -> list[Any]:
+    """The arrays of a result: itself, or those of a tuple (namedtuples too)."""
+    return [value] if isinstance(value, dlarray.DLArray) else [a for v in value for a in _arrays(v)]
+
+
+def _same_values(on_gpu: Any, on_host: Any, where: str) -> None:
+    assert on_gpu.device == GPU0, f"{where}: on {on_gpu.device}, not on the GPU"
+    assert (on_gpu.shape, on_gpu.dtype) == (on_host.shape, on_host.dtype), where
+    got, expected = host(on_gpu), np.from_dlpack(on_host)
+    if expected.dtype.kind in "fc":
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, err_msg=where)
+        for part in (np.real, np.imag):  # signed zeros (assert_allclose equates them)
+            zeros = part(expected) == 0
+            signs = np.signbit(part(got)[zeros]), np.signbit(part(expected)[zeros])
+            np.testing.assert_array_equal(*signs, err_msg=f"{where}: signs of zeros")
+    else:
+        np.testing.assert_array_equal(got, expected, err_msg=where)
+
+
+@pytest.mark.parametrize("case", list(COMPUTE_CASES))
+def test_computes_on_the_gpu_as_on_the_host(cupy, case):
+    """The functions dlarray computed wrongly or not at all on CUDA match the host's results."""
+    call, inputs = COMPUTE_CASES[case]
+    on_host = call(*(dlarray.asarray(a) for a in inputs))
+    on_gpu = call(*(dlarray.asarray(a, device="cuda") for a in inputs))
+    gpu_arrays, host_arrays = _arrays(on_gpu), _arrays(on_host)
+    assert len(gpu_arrays) == len(host_arrays)
+    for i, (g, h) in enumerate(zip(gpu_arrays, host_arrays, strict=True)):
+        _same_values(g, h, f"{case}, result {i}")
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda device: d.arange(2, 11, 3, device=device), [2, 5, 8]),
+        (lambda device: d.arange(0.0, 1.0, 0.25, device=device), [0.0, 0.25, 0.5, 0.75]),
+        (lambda device: d.linspace(0.0, 1.0, 5, device=device), [0.0, 0.25, 0.5, 0.75, 1.0]),
+        (lambda device: d.linspace(0, 1, 4, endpoint=False, device=device), [0, 0.25, 0.5, 0.75]),
+        (lambda device: d.eye(2, device=device), [[1.0, 0.0], [0.0, 1.0]]),
+        (lambda device: d.full(3, 2.5, device=device), [2.5, 2.5, 2.5]),
+    ],
+    ids=["arange", "arange[float]", "linspace", "linspace[no endpoint]", "eye", "full"],
+)
+def test_creation_on_the_gpu(cupy, make, expected):
+    """Creation functions with device='cuda' make their values there."""
+    x = make(GPU0)
+    assert x.device == GPU0
+    np.testing.assert_allclose(host(x), expected)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        lambda x: d.take(x, d.asarray([0, 4], device="cuda"), axis=0),
+        lambda x: d.take(x, d.asarray([-5], device="cuda"), axis=0),
+        lambda x: d.take_along_axis(x, d.asarray([7], device="cuda"), axis=0),
+        lambda x: x[d.asarray([1, 4], device="cuda")],
+    ],
+    ids=["take", "take[negative]", "take_along_axis", "__getitem__"],
+)
+def test_out_of_range_indices_raise_index_error_on_the_gpu(cupy, index):
+    """CuPy wraps out-of-range indices; dlarray raises IndexError, as on the host."""
+    x = dlarray.asarray([1.0, 2.0, 3.0, 4.0], device="cuda")
+    with pytest.raises(IndexError):
+        index(x)
+
+
+@pytest.mark.parametrize(
+    ("call", "words"),
+    [
+        (lambda a: d.linalg.inv(a), "ingular"),
+        (lambda a: d.linalg.inv(d.stack([a, a])), "ingular"),  # CuPy's batched path
+        (lambda a: d.linalg.solve(a, d.ones(2, device="cuda")), "ingular"),
+        (lambda a: d.linalg.cholesky(a - 3 * d.eye(2, device="cuda")), "positive definite"),
+    ],
+    ids=["inv", "inv[batched]", "solve", "cholesky"],
+)
+def test_singular_input_raises_value_error_on_the_gpu(cupy, call, words):
+    """CuPy returns NaN for a singular matrix; dlarray raises ValueError, as on the host."""
+    a = dlarray.asarray([[1.0, 2.0], [2.0, 4.0]], device="cuda")
+    with pytest.raises(ValueError, match=words):
+        call(a)
+
+
+@pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
+def test_managed_and_pinned_memory_compute_in_their_kind(cupy, kind):
+    """Managed and pinned arrays compute, and their results stay on the same memory kind."""
+    x = dlarray.asarray(VALUES, device=kind)
+    for result, expected in [
+        (d.sin(x), np.sin(VALUES)),
+        (x * 2 + 1, VALUES * 2 + 1),
+        (d.sum(x), np.sum(VALUES)),
+        (d.sort(x), np.sort(VALUES)),
+    ]:
+        assert result.device == dlarray.Device(kind, 0)
+        np.testing.assert_allclose(host(result), expected)
+
+
 # ---- several GPUs ----
 
 
@@ -531,3 +706,40 @@ def test_torch_tensor_on_the_second_gpu_keeps_its_id(two_gpus, torch):
     assert host(x).tolist() == [0.0, 1.0, 2.0, 3.0]
     back = torch.from_dlpack(x)
     assert back.device == torch.device("cuda", 1) and back.data_ptr() == t.data_ptr()
+
+
+def test_compute_on_the_second_gpu_stays_there(two_gpus, cupy):
+    """Every kind of computation on cuda:1 runs there and returns cuda:1 arrays;
+    CuPy's current device stays GPU 0."""
+    gpu1 = dlarray.Device("cuda", 1)
+    x = dlarray.asarray(SPD, device=gpu1)
+    assert cupy.cuda.runtime.getDevice() == 0
+    results = {
+        "x * 2 + 1": (x * 2 + 1, SPD * 2 + 1),
+        "sum": (d.sum(x), np.sum(SPD)),
+        "max": (d.max(x, axis=0), np.max(SPD, axis=0)),
+        "matmul": (x @ x, SPD @ SPD),
+        "sort": (d.sort(x, descending=True), -np.sort(-SPD)),
+        "linalg.inv": (d.linalg.inv(x), np.linalg.inv(SPD)),
+        "fft.fft": (d.fft.fft(x), np.fft.fft(SPD)),
+        "arange": (d.arange(3, device=gpu1), np.arange(3)),
+        "linspace": (d.linspace(0.0, 1.0, 3, device=gpu1), np.linspace(0.0, 1.0, 3)),
+        "zeros_like": (d.zeros_like(x), np.zeros_like(SPD)),
+        "x + 1.5": (x + 1.5, SPD + 1.5),
+    }
+    for name, (result, expected) in results.items():
+        assert result.device == gpu1, f"{name} returned an array on {result.device}"
+        np.testing.assert_allclose(host(result), expected, rtol=1e-9, err_msg=name)
+    assert cupy.cuda.runtime.getDevice() == 0
+
+
+def test_compute_on_gpu_0_while_cupy_is_on_gpu_1(two_gpus, cupy):
+    """CuPy's current device does not decide where dlarray computes."""
+    x = dlarray.asarray(VALUES, device="cuda")
+    with cupy.cuda.Device(1):
+        y = d.sum(x * 2)
+        z = d.cumulative_sum(x)
+        assert cupy.cuda.runtime.getDevice() == 1
+    assert (y.device, z.device) == (GPU0, GPU0)
+    assert host(y) == pytest.approx(2 * VALUES.sum())
+    np.testing.assert_allclose(host(z), np.cumsum(VALUES))

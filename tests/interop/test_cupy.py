@@ -9,8 +9,12 @@ spec's stream rules.  Its deviations, each asserted below:
 * READ_ONLY is ignored on import (a TODO in ``cupy/_core/dlpack.pyx``;
   https://github.com/data-apis/array-api/issues/191): read-only memory
   arrives writable;
-* ``from_dlpack(x, copy=True)`` raises ``BufferError`` on the same device
-  (https://github.com/cupy/cupy/issues/9842); copy in dlarray first;
+* as producer, ``__dlpack__(copy=True)`` raises ``BufferError`` on the same
+  device ("copy=True only supported for copy to CPU",
+  https://github.com/cupy/cupy/issues/9842), so
+  ``dlarray.from_dlpack(cupy_array, copy=True)`` passes that refusal on;
+  import, then copy in dlarray.  (As consumer CuPy forwards ``copy=True``
+  to dlarray, which copies and sets IS_COPIED.)
 * ``dl_device=(kDLCPU, 0)`` with ``copy=False`` raises ``ValueError``
   instead of ``BufferError``; dlarray's consumer reports a ``BufferError``;
 * a stream of 0 is accepted with a warning (the spec forbids it; dlarray
@@ -21,10 +25,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import abi
 import numpy as np
 import pytest
 from peer_suite import (
     STANDARD_DTYPES,
+    CapsuleSpy,
+    Deviation,
     InteropSuite,
     Peer,
     address,
@@ -34,6 +41,7 @@ from peer_suite import (
 )
 
 import dlarray
+from dlarray import _core
 from dlarray._cuda import runtime
 
 try:
@@ -58,8 +66,17 @@ PEER = Peer(
     host=cupy.asnumpy,
     pointer=lambda a: int(a.data.ptr),
     consume=cupy.from_dlpack,
-    consume_keywords=(),  # copy=True raises on the same device: tested below
+    # from_dlpack(device=) raises NotImplementedError for any device but None.
+    consume_keywords=("copy",),
     read_only_import="ignored",
+    deviations={
+        ("import", "copy=True"): Deviation(
+            "CuPy's __dlpack__(copy=True) on the same device raises "
+            "BufferError('copy=True only supported for copy to CPU.')",
+            "https://github.com/cupy/cupy/issues/9842",
+            raises=BufferError,
+        ),
+    },
 )
 
 
@@ -67,13 +84,41 @@ class TestCupy(InteropSuite):
     peer = PEER
 
 
-def test_cupy_copy_true_raises_so_copy_in_dlarray() -> None:
+class FlagSpy(CapsuleSpy):
+    """A CapsuleSpy that also reads the flags of the capsule handed out."""
+
+    flags: int | None = None
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        capsule = super().__dlpack__(**kwargs)
+        self.flags = abi.read_capsule(capsule)["flags"]
+        return capsule
+
+
+def test_cupy_copy_true_gets_a_copy_from_dlarray() -> None:
+    # CuPy as consumer forwards copy=True; dlarray, the producer, copies on
+    # the same GPU and says so with IS_COPIED.
     x = dlarray_sample("float32", "cuda")
-    with pytest.raises(BufferError):
-        cupy.from_dlpack(x, copy=True)
-    copied = cupy.from_dlpack(dlarray.asarray(x, copy=True))
+    spy = FlagSpy(x)
+    copied = cupy.from_dlpack(spy, copy=True)
+    assert spy.kwargs is not None and spy.kwargs["copy"] is True
+    assert spy.flags is not None and spy.flags & _core.FLAG_IS_COPIED
     assert int(copied.data.ptr) != address(x)
-    assert np.array_equal(cupy.asnumpy(copied).view("u4"), dlarray_bits(x))
+    assert copied.device.id == 0
+    before = dlarray_bits(x)
+    assert np.array_equal(cupy.asnumpy(copied).view("u4"), before)
+    copied[0] = -1  # the copy is CuPy's to write; x keeps its values
+    assert np.array_equal(dlarray_bits(x), before)
+
+
+def test_dlarray_copy_true_of_a_cupy_array_is_copied_in_dlarray() -> None:
+    # CuPy as producer refuses copy=True (the deviation above): import, then copy.
+    a = cupy.arange(4.0)
+    with pytest.raises(BufferError, match="copy=True"):
+        dlarray.from_dlpack(a, copy=True)
+    copied = dlarray.asarray(dlarray.from_dlpack(a), copy=True)
+    assert address(copied) != int(a.data.ptr)
+    assert np.from_dlpack(copied.to_device("cpu")).tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_cupy_to_the_host_under_copy_false_is_a_buffer_error() -> None:
