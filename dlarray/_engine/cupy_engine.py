@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import operator
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from types import ModuleType
@@ -275,6 +276,9 @@ def _fixes(compat: Any) -> dict[str, Any]:
         "floor_divide": special_values.floor_divide(compat),
         "expm1": special_values.expm1(compat),
         "tanh": special_values.tanh(compat),
+        # Indexing with integer arrays and masks runs kernels: on the array's GPU.
+        "getitem": operator.getitem,
+        "setitem": operator.setitem,
         "fft.fftfreq": _frequencies(cupy.fft.fftfreq),
         "fft.rfftfreq": _frequencies(cupy.fft.rfftfreq),
     }

@@ -27,10 +27,14 @@ own: every chapter gets the fix, and no chapter knows about it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from dlarray._dtypes import DType
+
+# The standard's extensions: sub-namespaces of a namespace.
+_EXTENSIONS = frozenset({"linalg", "fft"})
 
 
 class Namespace:
@@ -45,6 +49,11 @@ class Namespace:
     def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:
         self.__name__ = name
         self._base = base
+        # The array object's indexing as functions (the standard has none),
+        # so that an engine can run them as it runs its functions: the CuPy
+        # engine enters the array's GPU around them.
+        self.getitem = operator.getitem
+        self.setitem = operator.setitem
         nested: dict[str, dict[str, Any]] = {}
         for key, fix in fixes.items():
             head, dot, rest = key.partition(".")
@@ -59,7 +68,7 @@ class Namespace:
         if attr.startswith("__"):
             raise AttributeError(attr)
         value = getattr(self._base, attr)
-        if attr in ("linalg", "fft"):
+        if attr in _EXTENSIONS and "." not in self.__name__:  # (fft.fft is a function)
             value = Namespace(f"{self.__name__}.{attr}", value)
         self.__dict__[attr] = value
         return value
