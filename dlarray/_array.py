@@ -404,6 +404,9 @@ class DLArray(_core.ArrayBase):
         return DELEGATES["bitwise_invert"](self)
 
     # ---- conversion of 0-d arrays to Python scalars ----
+    # "_scalar" checks the array and gives back its 0-d engine array (or an
+    # extended float's value), which bool(), int(), float() and complex()
+    # convert through the engine's own standard conversions.
 
     def __bool__(self, /) -> bool:
         return bool(DELEGATES["_scalar"](self, "__bool__", "all"))

@@ -1,7 +1,9 @@
 """Creating arrays: empty, zeros, arrays of Python data, and dtype casts.
 
 The primitives that ``asarray`` (:mod:`dlarray._asarray`) and the Array API's
-creation chapter (:mod:`dlarray._api.creation`) build on.
+creation chapter (:mod:`dlarray._api.creation`) build on.  Python data is
+parsed on the host, by NumPy, into a new host array; casts are the engine's,
+on the array's own device.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import numpy as np
 from dlarray._array import DLArray
 from dlarray._device import CPU, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
-from dlarray._engine.numpy_engine import numpy_dtype, to_numpy
-from dlarray._engine.routing import engine_view, wrap
+from dlarray._engine.numpy_engine import numpy_dtype, quiet, to_numpy
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._storage.allocation import new_array
 
 DEFAULT_FLOAT = DTYPES_BY_NAME["float64"]
@@ -106,11 +108,23 @@ def from_python(obj: Any, dtype: DType | None) -> DLArray:
 
 def cast(x: DLArray, dtype: DType) -> DLArray:
     """A new array with ``x``'s values converted to ``dtype``, on ``x``'s
-    device (the device's engine converts arrays off the host)."""
-    if x.device.memory.engine not in (None, "numpy"):
-        return wrap(engine_view(x).astype(numpy_dtype(dtype)))
-
-    out = empty(x.shape, dtype=dtype, padded=dtype.is_subbyte)
+    device: the standard's ``astype`` of ``x``'s engine, with NumPy's
+    floating-point warnings off (NaN to an integer is unspecified, not an
+    error)."""
+    a = engine_view(x)
+    xp = namespace_of(a)
+    if dtype.kind != "extended floating":
+        return call(xp.astype, a, engine_dtype(xp, dtype))
+    # bfloat16 and the fp8/fp6/fp4 formats are written into new dlarray
+    # memory rather than adopted from the engine: ml_dtypes gives some of
+    # them the type characters of NumPy's own integers ("L" for
+    # float8_e4m3b11fnuz), which adoption would take for a native dtype.
+    out = empty(x.shape, dtype=dtype, device=x.device, padded=dtype.is_subbyte)
     if out.size:
-        to_numpy(out)[...] = to_numpy(x)
+        _convert_into(engine_view(out), xp, a)
     return out
+
+
+@quiet
+def _convert_into(out: Any, xp: Any, a: Any) -> None:
+    out[...] = xp.astype(a, out.dtype)

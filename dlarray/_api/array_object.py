@@ -7,6 +7,10 @@ Python scalars, ``round``/``format``, NumPy's ``__array__``, copying and
 pickling have rules of their own, kept here (``repr`` and ``str`` are
 dlarray._api.printing's).  The array object reaches them
 through ``dlarray._array.DELEGATES``, which dlarray/__init__.py fills.
+
+What computes here computes through the engine's standard namespace, on
+any engine; NumPy's ``__array__``, pickling and unpickling read and write
+host memory (or a host copy) with NumPy itself.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+import dlarray._core as _core
 import dlarray._float_formats as float_formats
 from dlarray import subbyte
 from dlarray._api._operands import binary
@@ -25,12 +30,17 @@ from dlarray._creation import empty
 from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_engine
-from dlarray._engine.routing import call, engine_view
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
+from dlarray._engine.routing import call, engine_view, namespace_of, wrap
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, REAL_OF, check_dtype, common_device
 from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
 
 _INTEGER = CATEGORIES["integer"]
+_REAL_FLOATING = CATEGORIES["real floating"]
+_INT_MAX = {
+    d: (1 << (d.bits - 1)) - 1 if d.kind == "signed integer" else (1 << d.bits) - 1
+    for d in _INTEGER
+}
 _EXTENDED = frozenset(float_formats.FORMATS)
 # bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the Array
 # API's dtypes: they convert with int(), float(), complex() and bool().
@@ -57,16 +67,15 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
     The standard forbids an in-place operation from changing ``x``'s dtype
     or shape: a result of another dtype raises ``TypeError``, one of another
     shape (``other`` broadcasting ``x`` up) raises ``ValueError``.  Both are
-    checked before anything is written.  Where the kernel is a ufunc, the
-    engine writes its result into ``x``'s memory (``out=``), as NumPy's own
-    ``x += y`` does; the few kernels that are not (``@``, and floor division,
-    which fixes NumPy's special cases afterwards) compute a result and copy
-    it in.
+    checked before anything is written.  The engine then computes
+    ``name(x, other)`` and writes it into ``x``'s memory with the standard's
+    ``__setitem__``; the NumPy engine writes a ufunc's result there directly
+    (its ``out=``, as NumPy's own ``x += y`` does: see :func:`_in_place_kernel`).
     """
     check_writable(x, f"in-place {name}")
     if name == "matmul":
         return _assign(name, x, DELEGATES[name](x, other))
-    kernel, allowed = KERNELS[name]
+    allowed = KERNELS[name][1]
     dtype = x.dtype
     if name == "divide" and dtype in _INTEGER:
         # The one operator whose result dtype is not its operands' promoted
@@ -81,18 +90,43 @@ def inplace(name: str, x: DLArray, other: Any) -> DLArray:
         a1, a2, result_dtype = binary(x, other, allowed, BINARY_CATEGORIES[name], name)
         if result_dtype is not dtype:
             raise _dtype_change(name, x, result_dtype)
-    other_shape = np.shape(a2)
+    other_shape = a2.shape
     if other_shape != x.shape and other_shape != ():
         _check_broadcast(name, x, other_shape)
-    if not isinstance(kernel, np.ufunc) or type(a1) is not np.ndarray:
-        # CuPy and dpnp results come back through the general path until
-        # their engines take out= (issue 19: the engine contract).
-        return _assign(name, x, call(kernel, a1, a2))
-    # The ufunc writes into x (its third argument is out=), in the engine
-    # call's quiet floating-point context: the standard's special values
-    # (1/0 = inf) are results, not warnings.
-    call(kernel, a1, a2, a1)
+    # In the engine call's quiet floating-point context: the standard's
+    # special values (1/0 = inf) are results, not warnings.
+    call(_in_place_kernel(a1, name), a1, a2, a1)
     return x
+
+
+# (engine array type, function name) -> the kernel that writes the function's
+# result into its third argument.
+_IN_PLACE: dict[tuple[type, str], Any] = {}
+
+
+def _in_place_kernel(a: Any, name: str) -> Any:
+    """The kernel ``kernel(x1, x2, out)`` that writes ``name(x1, x2)`` into
+    ``out`` (and returns it), for engine arrays like ``a``: the engine's
+    own where its namespace has one (``_dlarray_in_place``, a NumPy engine
+    fix that writes a ufunc's result straight into ``out``), else the
+    standard's: compute, then ``out[...] = result``."""
+    key = (type(a), name)
+    try:
+        return _IN_PLACE[key]
+    except KeyError:
+        pass
+    xp = namespace_of(a)
+    make = getattr(xp, "_dlarray_in_place", _computed_then_written)
+    kernel = _IN_PLACE[key] = make(getattr(xp, name))
+    return kernel
+
+
+def _computed_then_written(function: Any) -> Any:
+    def kernel(x1: Any, x2: Any, out: Any) -> Any:
+        out[...] = function(x1, x2)
+        return out
+
+    return kernel
 
 
 def _check_broadcast(name: str, x: DLArray, other_shape: tuple[int, ...]) -> None:
@@ -111,7 +145,7 @@ def _assign(name: str, x: DLArray, result: DLArray) -> DLArray:
         raise _dtype_change(name, x, result.dtype)
     if result.shape != x.shape:
         raise _shape_change(name, x, result.shape)
-    engine_view(x)[...] = engine_view(result)
+    engine_view(x)[...] = engine_view(result)  # the standard's __setitem__
     return x
 
 
@@ -130,7 +164,10 @@ def _shape_change(name: str, x: DLArray, shape: tuple[int, ...]) -> ValueError:
 
 
 def to_scalar(x: DLArray, method: str, category: str) -> Any:
-    """The Python scalar held by a 0-d array, for ``bool(x)``, ``int(x)``...
+    """What ``bool(x)``, ``int(x)``... convert: the 0-d engine array itself
+    (the standard's ``__bool__``, ``__int__``... convert it, on any engine,
+    without NumPy's ``item()``), or the Python float an extended floating
+    array holds.
 
     Arrays with other than zero axes raise ``TypeError``, as do dtypes the
     conversion does not accept (``int()`` of a complex array, ``__index__``
@@ -140,20 +177,38 @@ def to_scalar(x: DLArray, method: str, category: str) -> Any:
         raise TypeError(
             f"{method}: only a 0-d array converts to a Python scalar; this one has shape {x.shape}"
         )
-    if x.dtype not in _CONVERSION_CATEGORY[category]:
-        raise TypeError(f"{method}: needs a {category} array, got dtype {x.dtype.name}")
-    return _python_value(x)
+    dtype = x.dtype
+    if dtype not in _CONVERSION_CATEGORY[category]:
+        raise TypeError(f"{method}: needs a {category} array, got dtype {dtype.name}")
+    if dtype in _EXTENDED:
+        return _extended_value(x)
+    return engine_view(x)
+
+
+def _extended_value(x: DLArray) -> float:
+    """The number a 0-d extended floating array holds, decoded from its
+    storage bits by dlarray's own table of the formats (no ml_dtypes, and
+    the same on every engine)."""
+    code = int(engine_view(storage_codes(x)))
+    return float_formats.decode(code, x.dtype)
+
+
+# The Python type of the numbers of each dtype kind.
+_PYTHON_TYPES: dict[str, Any] = {
+    "bool": bool,
+    "signed integer": int,
+    "unsigned integer": int,
+    "real floating": float,
+    "complex floating": complex,
+}
 
 
 def _python_value(x: DLArray) -> Any:
     """The Python number a 0-d array holds (bool, int, float or complex;
     float for the extended floating formats)."""
     if x.dtype in _EXTENDED:
-        # Decoded from the storage bits by dlarray's own table of the
-        # formats: no ml_dtypes needed.
-        code = engine_view(storage_codes(x)).item()
-        return float_formats.decode(int(code), x.dtype)
-    return engine_view(x).item()
+        return _extended_value(x)
+    return _PYTHON_TYPES[x.dtype.kind](engine_view(x))
 
 
 def round_to(x: DLArray, ndigits: int | None) -> DLArray:
@@ -165,9 +220,65 @@ def round_to(x: DLArray, ndigits: int | None) -> DLArray:
     if not isinstance(x, DLArray):
         raise TypeError(f"round: expected a dlarray array, got {type(x).__name__}")
     check_dtype(x.dtype, "numeric", "round")
-    # NumPy's round with decimals: scale, round half to even, scale back
-    # (integers with negative ndigits round to tens, hundreds, exactly).
-    return call(np.round, engine_view(x), ndigits)
+    a = engine_view(x)
+    xp = namespace_of(a)
+    if x.dtype in _INTEGER:
+        if ndigits >= 0:  # integers have no decimals to round
+            return wrap(xp.asarray(a, copy=True))
+        return wrap(_round_integers(xp, a, _INT_MAX[x.dtype], 10**-ndigits))
+    if x.dtype in _REAL_FLOATING:
+        # In the engine call's quiet context: a scaled value may overflow.
+        return call(_round_floats, xp, a, ndigits)
+    # Complex: each part rounds on its own in real arithmetic, as NumPy's
+    # round does, through views of the numbers as (real, imaginary) pairs.
+    # (A complex division by the scale multiplies by its reciprocal, an ulp
+    # off, and a complex product makes an infinite part's partner NaN.)
+    parts = call(_round_floats, xp, engine_view(_as_pairs(x)), ndigits)
+    out = empty(x.shape, dtype=x.dtype, device=x.device)
+    engine_view(_as_pairs(out))[...] = engine_view(parts)
+    return out
+
+
+def _as_pairs(x: DLArray) -> DLArray:
+    """A complex array's memory viewed as real numbers with one more axis,
+    of length 2: each number's real and imaginary parts."""
+    strides = (*(2 * s for s in x._strides), 1)
+    flags = _core.ARRAY_READONLY if x._readonly else 0
+    real = REAL_OF[x.dtype].dlpack
+    return _core.new_array(
+        x._owner, x._data, x._byte_offset, (*x.shape, 2), strides, real, x._dl_device, flags
+    )
+
+
+def _round_floats(xp: Any, a: Any, ndigits: int) -> Any:
+    """NumPy's rounding of real floats to decimals, in the standard: scale
+    by a power of ten, round half to even, scale back."""
+    try:
+        scale = 10.0 ** abs(ndigits)
+    except OverflowError:  # more decimals than a float has: nothing to round
+        if ndigits > 0:
+            return xp.asarray(a, copy=True)
+        return xp.where(xp.isfinite(a), a * 0.0, a)  # every finite value rounds to 0
+    if ndigits >= 0:
+        return xp.round(a * scale) / scale
+    return xp.round(a / scale) * scale
+
+
+def _round_integers(xp: Any, a: Any, largest: int, p: int) -> Any:
+    """Integers rounded to a multiple of ``p`` (a power of ten), half to
+    even, exactly: no trip through floats."""
+    if p > largest:  # every value is nearer 0 than p, or its multiple does not fit
+        return xp.zeros_like(a)
+    # a = toward_zero + rest, with rest of a's sign and |rest| < p; no step
+    # can overflow (a floor towards -inf could: -128 // 100 * 100 in int8).
+    rest = xp.remainder(a, p)  # 0 <= rest < p
+    negative = a < 0
+    rest = xp.where(negative & (rest != 0), rest - p, rest)
+    toward_zero = a - rest
+    size = xp.abs(rest)
+    odd = xp.remainder(xp.floor_divide(toward_zero, p), 2) != 0
+    away = (size > p - size) | ((size == p - size) & odd)
+    return xp.where(away, xp.where(negative, toward_zero - p, toward_zero + p), toward_zero)
 
 
 def format_with(x: DLArray, spec: str) -> str:
@@ -209,11 +320,12 @@ def to_numpy(x: DLArray, dtype: Any, copy: bool | None) -> Any:
 
 
 def _host_ndarray(x: DLArray) -> Any:
-    """NumPy's view of memory the host can read.  Pinned, managed and SYCL
+    """NumPy's view of memory the host can read (a NumPy view whatever the
+    host engine: this is NumPy's protocol).  Pinned, managed and SYCL
     shared/host memory are viewed through a twin of ``x`` labelled as host
     memory: NumPy reads them through the same addresses."""
     if x._dl_device == _HOST:
-        return engine_view(x)
+        return numpy_engine.to_numpy(x)
     return numpy_engine.to_numpy(retag(x, x.dtype, dl_device=_HOST))
 
 

@@ -3,8 +3,11 @@
 ``empty`` and ``zeros`` are the core's (:mod:`dlarray._creation`), ``asarray``
 is :mod:`dlarray._asarray`'s;
 this chapter adds the rest.  New arrays are allocated by dlarray's own
-storage and filled by the engine through a zero-copy view, so every array a
-creation function returns owns dlarray memory.
+storage on the requested device and filled there through a zero-copy engine
+view, with the functions of the engine's standard namespace (values such as
+``arange``'s are computed by the engine on that device, never on the host and
+copied), so every array a creation function returns owns dlarray memory.
+``tril`` and ``triu`` compute on their input and return the engine's result.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from dlarray._asarray import asarray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import empty, zeros
 from dlarray._device import Device, as_device
-from dlarray._dtypes import DType, as_dtype, scalar_or_itself
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import engine_view, wrap
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype, scalar_or_itself
+from dlarray._engine.numpy_engine import numpy_dtype, quiet
+from dlarray._engine.routing import engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
 from dlarray._storage.family import family_of
 from dlarray._transfer import copy_to_device
@@ -86,11 +89,83 @@ def _fill_view(out: DLArray) -> Any:
     return engine_view(out)
 
 
-def _filled(shape: Any, value: Any, dtype: DType, device: Any) -> DLArray:
+# The Python type of the values of each dtype kind.  The standard's
+# __setitem__ takes a Python scalar of the array's own kind (and an int for
+# a floating array); other fill values are converted here, on the host, as
+# NumPy converts them: bool(2.5) is True, int(2.7) is 2, and a complex value
+# for a real dtype is refused.
+_PYTHON_TYPES = {
+    "bool": bool,
+    "signed integer": int,
+    "unsigned integer": int,
+    "real floating": float,
+    "complex floating": complex,
+    "extended floating": float,
+}
+_PYTHON_SCALARS = frozenset(_PYTHON_TYPES.values())
+_TAKES = {
+    "bool": (bool,),
+    "signed integer": (int,),
+    "unsigned integer": (int,),
+    "real floating": (int, float),
+    "complex floating": (int, float, complex),
+    "extended floating": (int, float),
+}
+# Integer bounds (host metadata of the dtypes; no array is involved).
+_INT_BOUNDS = {
+    d: (int(np.iinfo(numpy_dtype(d)).min), int(np.iinfo(numpy_dtype(d)).max))
+    for d in CATEGORIES["integer"]
+}
+# Floating dtypes narrower than a Python float: a large value overflows to
+# inf there, a result rather than an error, which NumPy would warn about.
+_NARROW = frozenset(
+    d
+    for d in DTYPES_BY_NAME.values()
+    if d.kind == "extended floating" or d.name in ("float32", "complex64")
+)
+
+
+def _fill_value(value: Any, dtype: DType, func: str) -> Any:
+    """``value`` as the Python scalar the standard lets an array of
+    ``dtype`` be filled with."""
+    kind = dtype.kind
+    if type(value) not in _TAKES[kind]:
+        if type(value) not in _PYTHON_SCALARS:
+            raise TypeError(
+                f"{func}: fill_value must be a Python bool, int, float or complex, got "
+                f"{type(value).__name__}"
+            )
+        if type(value) is complex and kind != "bool":
+            raise TypeError(
+                f"{func}: a complex fill_value for a {dtype.name} array would drop the "
+                f"imaginary part; pass a real value or a complex dtype"
+            )
+        try:
+            value = _PYTHON_TYPES[kind](value)
+        except (ValueError, OverflowError):  # int(nan), int(inf)
+            raise ValueError(f"{func}: fill_value {value!r} has no {dtype.name} value") from None
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is not None and not bounds[0] <= value <= bounds[1]:
+        raise OverflowError(f"{func}: fill_value {value} does not fit in {dtype.name}")
+    return value
+
+
+def _write(a: Any, value: Any) -> None:
+    a[...] = value
+
+
+_write_quietly = quiet(_write)
+
+
+def _filled(shape: Any, value: Any, dtype: DType, device: Any, func: str) -> DLArray:
+    value = _fill_value(value, dtype, func)
     out = empty(shape, dtype=dtype, device=device)
     if out.size:
-        with np.errstate(all="ignore"):  # a float fill into float32 may overflow to inf
-            _fill_view(out)[...] = value
+        view = _fill_view(out)
+        if dtype in _NARROW and abs(value) > 1:  # may overflow to inf: not a warning
+            _write_quietly(view, value)
+        else:
+            view[...] = value
     return out
 
 
@@ -113,11 +188,7 @@ def full(
     d = _standard_dtype(dtype, "full") or _default_for(fill_value, "full")
     if isinstance(fill_value, DLArray):
         raise TypeError("full: fill_value must be a Python scalar; for an array use broadcast_to")
-    if d in CATEGORIES["integer"] and isinstance(fill_value, int):
-        info = np.iinfo(numpy_dtype(d))
-        if not info.min <= fill_value <= info.max:
-            raise OverflowError(f"full: fill_value {fill_value} does not fit in {d.name}")
-    return _filled(shape, fill_value, d, device)
+    return _filled(shape, fill_value, d, device, "full")
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
@@ -129,7 +200,7 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
     >>> xp.ones(3, dtype=xp.int8)
     dlarray.asarray([1, 1, 1], dtype=dlarray.int8)
     """
-    return _filled(shape, 1, _standard_dtype(dtype, "ones") or _FLOAT, device)
+    return _filled(shape, 1, _standard_dtype(dtype, "ones") or _FLOAT, device, "ones")
 
 
 def _like(x: DLArray, dtype: Any, device: Any, func: str) -> tuple[DType, Device]:
@@ -176,7 +247,7 @@ def ones_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArra
     dlarray.asarray([True, True], dtype=dlarray.bool)
     """
     d, dev = _like(x, dtype, device, "ones_like")
-    return _filled(x.shape, 1, d, dev)
+    return _filled(x.shape, 1, d, dev, "ones_like")
 
 
 def full_like(
@@ -201,7 +272,7 @@ def full_like(
         raise TypeError(f"full_like: a float fill_value for an {d.name} array")
     if d is _BOOL and type(fill_value) is not bool:
         raise TypeError("full_like: a bool array needs a bool fill_value")
-    return _filled(x.shape, fill_value, d, dev)
+    return _filled(x.shape, fill_value, d, dev, "full_like")
 
 
 def arange(
@@ -241,13 +312,15 @@ def arange(
     length = max(0, math.ceil((stop - start) / step))
     out = empty((length,), dtype=d, device=device)
     if length:
-        # start + i*step, computed in float64 or exact integers, then cast.
-        values = (
-            np.arange(length, dtype=np.int64) * step + start
-            if ints
-            else start + np.arange(length, dtype=np.float64) * step
-        )
-        _fill_view(out)[...] = values
+        # start + i*step, computed by the engine on the array's device in
+        # exact integers (int64) or float64, then cast.
+        a = _fill_view(out)
+        xp = namespace_of(a)
+        if ints:
+            values = xp.arange(length, dtype=xp.int64, device=a.device) * step + start
+        else:
+            values = start + xp.arange(length, dtype=xp.float64, device=a.device) * step
+        a[...] = xp.astype(values, a.dtype, copy=False)
     return out
 
 
@@ -269,12 +342,16 @@ def eye(
     dlarray.asarray([[0, 1, 0], [0, 0, 1]], dtype=dlarray.int32)
     """
     cols = n_rows if n_cols is None else n_cols
-    out = zeros((n_rows, cols), dtype=_standard_dtype(dtype, "eye") or _FLOAT, device=device)
+    d = _standard_dtype(dtype, "eye") or _FLOAT
+    out = zeros((n_rows, cols), dtype=d, device=device)
     # Python ints: k may be far outside the matrix (then the diagonal is empty).
     first, stop = max(0, -k), min(n_rows, cols - k)
     if stop > first:
-        rows = np.arange(first, stop)
-        _fill_view(out)[rows, rows + k] = 1
+        # The diagonal is a strided view of the new (C-contiguous) array:
+        # one step down and one right is cols + 1 elements.
+        start = first * cols + first + k
+        diagonal = out._view((stop - first,), (cols + 1,), out._byte_offset + start * d.itemsize)
+        _fill_view(diagonal)[...] = _fill_value(1, d, "eye")
     return out
 
 
@@ -306,11 +383,20 @@ def linspace(
         raise ValueError(f"linspace: num must be >= 0, got {num}")
     out = empty((num,), dtype=d, device=device)
     if num:
-        with np.errstate(all="ignore"):
-            _fill_view(out)[...] = np.linspace(start, stop, num, endpoint=endpoint)
+        a = _fill_view(out)
+        xp = namespace_of(a)
+        a[...] = _linspace_quietly(
+            xp, start, stop, num, dtype=a.dtype, device=a.device, endpoint=endpoint
+        )
         if endpoint and num > 1:
-            _fill_view(out)[-1] = stop  # exactly stop, as the standard requires
+            a[-1] = stop  # exactly stop, as the standard requires
     return out
+
+
+@quiet
+def _linspace_quietly(xp: Any, *args: Any, **kwargs: Any) -> Any:
+    # NumPy's linspace warns where the standard gives values (num=1, inf).
+    return xp.linspace(*args, **kwargs)
 
 
 def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
@@ -333,17 +419,36 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     if len({x.dtype for x in arrays}) > 1:
         raise TypeError("meshgrid: all arrays must have the same dtype")
     common_device(arrays, "meshgrid")
-    views: list[Any] = [engine_view(x) for x in arrays]
-    grids = np.meshgrid(*views, indexing=indexing)  # type: ignore[call-overload]
-    return tuple(wrap(np.ascontiguousarray(g)) for g in grids)
+    if not arrays:
+        return ()
+    # Each grid is a new array that the engine fills by broadcasting its
+    # vector along its own axis (the standard's __setitem__ broadcasts).
+    # "xy" swaps the first two axes: x varies along columns.
+    axes = list(range(len(arrays)))
+    if indexing == "xy" and len(arrays) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(arrays)
+    for x, axis in zip(arrays, axes, strict=True):
+        shape[axis] = x.shape[0]
+    grids = []
+    for x, axis in zip(arrays, axes, strict=True):
+        grid = empty(tuple(shape), dtype=x.dtype, device=x.device)
+        if grid.size:
+            a = engine_view(x)
+            along = [1] * len(shape)
+            along[axis] = x.shape[0]
+            engine_view(grid)[...] = namespace_of(a).reshape(a, tuple(along))
+        grids.append(grid)
+    return tuple(grids)
 
 
-def _triangle(x: DLArray, k: int, func: str, kernel: Any) -> DLArray:
+def _triangle(x: DLArray, k: int, func: str) -> DLArray:
     if not isinstance(x, DLArray):
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have at least 2 axes, got shape {x.shape}")
-    return wrap(kernel(engine_view(x), k=k))
+    a = engine_view(x)
+    return wrap(getattr(namespace_of(a), func)(a, k=k))
 
 
 def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
@@ -356,7 +461,7 @@ def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
     >>> xp.tril(xp.ones((2, 2), dtype=xp.int8))
     dlarray.asarray([[1, 0], [1, 1]], dtype=dlarray.int8)
     """
-    return _triangle(x, k, "tril", np.tril)
+    return _triangle(x, k, "tril")
 
 
 def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
@@ -368,7 +473,7 @@ def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
     >>> xp.triu(xp.ones((2, 2), dtype=xp.int8))
     dlarray.asarray([[1, 1], [0, 1]], dtype=dlarray.int8)
     """
-    return _triangle(x, k, "triu", np.triu)
+    return _triangle(x, k, "triu")
 
 
 def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:

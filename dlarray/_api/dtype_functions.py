@@ -1,4 +1,10 @@
-"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type.
+
+``astype`` converts through the engine's standard ``astype`` on the array's
+device; the others answer from dlarray's own dtype rules
+(:mod:`dlarray._rules`) and, for ``finfo``/``iinfo``, NumPy's description of
+the host dtypes: metadata, with no array involved.
+"""
 
 from __future__ import annotations
 
@@ -47,8 +53,9 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
     if target != x.device:
         check_allocatable(target)
     if dtype is not x.dtype:
-        with np.errstate(all="ignore"):  # float -> int of NaN/inf is unspecified, not an error
-            x = cast(x, dtype)
+        # The engine's astype, on x's device (float -> int of NaN or inf is
+        # unspecified there, and converts without a warning).
+        x = cast(x, dtype)
     elif copy and target == x.device:
         return copy_array(x)
     return x if target == x.device else copy_to_device(x, target)

@@ -180,6 +180,22 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
 ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIET)
 
 
+def _in_place(function: Any) -> Any:
+    """The array object's in-place kernel for ``function`` (a function of
+    the standard): ``kernel(x1, x2, out)`` writes ``function(x1, x2)`` into
+    ``out`` and returns it.  A ufunc does that itself, its third argument
+    being ``out=``, with no temporary (NumPy's own ``x += y``); other
+    functions compute, then the result is written in."""
+    if isinstance(function, np.ufunc):
+        return function
+
+    def kernel(x1: Any, x2: Any, out: Any) -> Any:
+        out[...] = function(x1, x2)
+        return out
+
+    return kernel
+
+
 # ---- the engine's standard namespace ----
 #
 # NumPy 2's main namespace is the standard's.  Its departures from it are
@@ -195,6 +211,9 @@ FIXES: dict[str, Any] = {
     # ---- fixes: statistical, searching, utility ----
     # ---- fixes: manipulation, indexing, sorting, sets ----
     # ---- fixes: creation, the array object ----
+    # Not a standard function: dlarray's in-place operators ask for it
+    # (dlarray._api.array_object; engines without it compute, then write).
+    "_dlarray_in_place": _in_place,
     # ---- fixes: linalg, fft ----
 }
 
