@@ -195,6 +195,7 @@ NAMESPACE_TESTS = (
     "test_namespace_properties.py",
     "test_namespace_indexing.py",
     "test_array.py",
+    "test_engine_creation.py",
 )
 
 

@@ -116,6 +116,10 @@ ARRAY_TYPE = _ndarray = np.ndarray
 # NumPy's type characters of the dtypes its DLPack export knows (all of
 # _NUMPY_NATIVE, in every integer spelling NumPy uses).
 NATIVE_CHARS = frozenset("?bhilqpBHILQPefdFD")
+# NumPy numbers the dtypes of other packages (ml_dtypes) from 256 up; some of
+# those reuse a built-in type character (float8_e4m3b11fnuz's is "L"), so a
+# character is native only with a number below this.
+USER_DTYPE_NUMBERS = 256
 _fast_from_dlpack = _core.from_dlpack
 
 
@@ -128,7 +132,8 @@ def wrap(a: Any) -> DLArray:
     """
     if type(a) is not _ndarray:
         a = np.asarray(a)
-    if a.dtype.char in NATIVE_CHARS:  # .char is a C attribute; .name is slow Python
+    dtype = a.dtype
+    if dtype.char in NATIVE_CHARS and dtype.num < USER_DTYPE_NUMBERS:  # C attributes
         x = _fast_from_dlpack(a)
     else:
         x = from_numpy(a)

@@ -87,6 +87,7 @@ def engine_view(x: DLArray) -> Any:
 
 
 _NATIVE_CHARS = numpy_engine.NATIVE_CHARS
+_USER_NUMBERS = numpy_engine.USER_DTYPE_NUMBERS
 _fast_from_dlpack = _core.from_dlpack
 
 
@@ -97,7 +98,7 @@ def wrap(a: Any) -> DLArray:
     NumPy's arrays, the common case, are adopted here without a further
     call; NumPy scalars (ufuncs return those for 0-d inputs) become 0-d
     arrays."""
-    if type(a) is _ndarray and a.dtype.char in _NATIVE_CHARS:  # .char: a C attribute
+    if type(a) is _ndarray and a.dtype.char in _NATIVE_CHARS and a.dtype.num < _USER_NUMBERS:
         x = _fast_from_dlpack(a)
         x._engine_view = a
         return x
