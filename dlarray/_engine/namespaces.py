@@ -39,12 +39,21 @@ class Namespace:
 
     ``fixes`` maps a name (``"take"``, or ``"linalg.inv"`` for an extension
     function) to its replacement.  Names are looked up in ``base`` on first
-    use and then kept, so a lookup costs one attribute read.
+    use and then kept, so a lookup costs one attribute read.  The
+    ``extensions`` (of a main namespace) are namespaces of their own; inside
+    an extension every name is a function (``fft.fft`` is one).
     """
 
-    def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:
+    def __init__(
+        self,
+        name: str,
+        base: Any,
+        fixes: Mapping[str, Any] = {},
+        extensions: tuple[str, ...] = ("linalg", "fft"),
+    ) -> None:
         self.__name__ = name
         self._base = base
+        self._extensions = extensions
         nested: dict[str, dict[str, Any]] = {}
         for key, fix in fixes.items():
             head, dot, rest = key.partition(".")
@@ -53,14 +62,14 @@ class Namespace:
             else:
                 setattr(self, key, fix)
         for head, sub_fixes in nested.items():
-            setattr(self, head, Namespace(f"{name}.{head}", getattr(base, head), sub_fixes))
+            setattr(self, head, Namespace(f"{name}.{head}", getattr(base, head), sub_fixes, ()))
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
         value = getattr(self._base, attr)
-        if attr in ("linalg", "fft"):
-            value = Namespace(f"{self.__name__}.{attr}", value)
+        if attr in self._extensions:
+            value = Namespace(f"{self.__name__}.{attr}", value, {}, ())
         self.__dict__[attr] = value
         return value
 
