@@ -255,7 +255,7 @@ def _check_positive_diagonal(factor: DLArray) -> None:
     diagonal = xp.linalg.diagonal(f)
     if factor.dtype in _COMPLEX:
         diagonal = xp.real(diagonal)
-    if not all_true(diagonal > 0):
+    if not all_true(xp.greater(diagonal, 0)):
         raise ValueError(f"cholesky: {_NOT_POSITIVE_DEFINITE}")
 
 
@@ -578,7 +578,7 @@ def _cutoffs(s: Any, rtol: Any, a: Any) -> Any:
     ``rtol`` defaults to the standard's ``max(M, N) * eps``."""
     xp = namespace_of(s)
     tol = max(a.shape[-2:]) * xp.finfo(s.dtype).eps if rtol is None else rtol
-    return xp.expand_dims(tol * xp.max(s, axis=-1), axis=-1)
+    return xp.expand_dims(xp.multiply(tol, xp.max(s, axis=-1)), axis=-1)
 
 
 def _matrix_rank(a: Any, rtol: Any) -> Any:
@@ -586,7 +586,7 @@ def _matrix_rank(a: Any, rtol: Any) -> Any:
     if min(a.shape[-2:]) == 0:  # no singular values: rank 0
         return xp.zeros(a.shape[:-2], dtype=xp.int64, device=a.device)
     s = xp.linalg.svdvals(a)
-    return xp.count_nonzero(s > _cutoffs(s, rtol, a), axis=-1)
+    return xp.count_nonzero(xp.greater(s, _cutoffs(s, rtol, a)), axis=-1)
 
 
 def matrix_rank(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
@@ -617,9 +617,9 @@ def _pinv(a: Any, rtol: Any) -> Any:
     if min(m, n) == 0:  # no singular values: the (N, M) zero matrices
         return xp.zeros((*a.shape[:-2], n, m), dtype=a.dtype, device=a.device)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
-    keep = s > _cutoffs(s, rtol, a)
-    s_inv = xp.where(keep, 1 / s, xp.zeros_like(s))
-    v_scaled = xp.matrix_transpose(_conj(xp, vh)) * xp.expand_dims(s_inv, axis=-2)
+    keep = xp.greater(s, _cutoffs(s, rtol, a))
+    s_inv = xp.where(keep, xp.divide(1.0, s), xp.zeros_like(s))
+    v_scaled = xp.multiply(xp.matrix_transpose(_conj(xp, vh)), xp.expand_dims(s_inv, axis=-2))
     return xp.matmul(v_scaled, xp.matrix_transpose(_conj(xp, u)))
 
 
@@ -718,7 +718,15 @@ def _cross(a: Any, b: Any, axis: int) -> Any:
     a, b = xp.moveaxis(a, axis, -1), xp.moveaxis(b, axis, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    mul, sub = xp.multiply, xp.subtract
+    out = xp.stack(
+        [
+            sub(mul(a1, b2), mul(a2, b1)),
+            sub(mul(a2, b0), mul(a0, b2)),
+            sub(mul(a0, b1), mul(a1, b0)),
+        ],
+        axis=-1,
+    )
     return xp.moveaxis(out, -1, axis)
 
 
@@ -817,13 +825,13 @@ def _vector_norm(a: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any
     if p == math.inf or p == -math.inf:
         return _extreme(magnitude, axes, keepdims, largest=p > 0)
     if p == 0:
-        nonzero = xp.astype(magnitude != 0, magnitude.dtype)
+        nonzero = xp.astype(xp.not_equal(magnitude, 0), magnitude.dtype)
         return xp.sum(nonzero, axis=axes, keepdims=keepdims)
     if p == 1:
         return xp.sum(magnitude, axis=axes, keepdims=keepdims)
     if p == 2:
-        return xp.sqrt(xp.sum(magnitude * magnitude, axis=axes, keepdims=keepdims))
-    return xp.sum(magnitude**p, axis=axes, keepdims=keepdims) ** (1.0 / p)
+        return xp.sqrt(xp.sum(xp.square(magnitude), axis=axes, keepdims=keepdims))
+    return xp.pow(xp.sum(xp.pow(magnitude, p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
 def vector_norm(
@@ -862,7 +870,7 @@ def _matrix_norm(a: Any, ord: Any, keepdims: bool, real: Any) -> Any:
     xp = namespace_of(a)
     if ord == "fro":
         magnitude = xp.abs(a)
-        return xp.sqrt(xp.sum(magnitude * magnitude, axis=_MATRIX_AXES, keepdims=keepdims))
+        return xp.sqrt(xp.sum(xp.square(magnitude), axis=_MATRIX_AXES, keepdims=keepdims))
     if ord in ("nuc", 2, -2):
         if min(a.shape[-2:]) == 0:  # no singular values
             s = xp.zeros((*a.shape[:-2], 0), dtype=real, device=a.device)

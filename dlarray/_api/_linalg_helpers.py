@@ -11,7 +11,10 @@ a wrong type or dtype, ``ValueError`` for a wrong value or shape).
 
 They compute through the engine's standard namespace (``namespace_of(a)``
 and its ``linalg`` and ``fft`` extensions) and nothing else, so the same
-code runs on NumPy, CuPy, dpnp and array-api-strict.  The standard leaves
+code runs on NumPy, CuPy, dpnp and array-api-strict: functions, never an
+engine array's operators (``xp.multiply(a, b)``, not ``a * b``), since the
+engine enters the array's device for its namespace's functions only, and
+CuPy's operators compute on the current GPU.  The standard leaves
 open what a solver does with a singular matrix; dlarray raises
 ``ValueError``, with one message on every engine: :func:`solver` turns
 the engine's report of a failed factorisation (NumPy's ``LinAlgError``)
@@ -149,8 +152,7 @@ def all_true(mask: Any) -> bool:
     a whole array in one C call where ``numpy.all`` goes through Python
     wrappers that cost a third of a small ``inv``.
     """
-    xp = namespace_of(mask)
-    return bool(xp.count_nonzero(mask) == math.prod(mask.shape))
+    return int(namespace_of(mask).count_nonzero(mask)) == math.prod(mask.shape)
 
 
 def all_finite(a: Any) -> bool:
