@@ -204,7 +204,8 @@ _COMPLEX = CATEGORIES["complex floating"]
 
 def _conj(xp: Any, a: Any) -> Any:
     """The complex conjugate of engine array ``a``; a real array unchanged
-    (the standard's ``conj`` takes complex arrays only before 2024.12)."""
+    (the standard's ``conj`` took complex arrays only before 2024.12, and
+    engines of that revision refuse real ones)."""
     return xp.conj(a) if xp.isdtype(a.dtype, "complex floating") else a
 
 
