@@ -291,6 +291,17 @@ def test_matmul_and_tensordot():
         xp.matmul(xp.ones((2, 3, 3)), xp.ones((4, 3, 3)))
 
 
+def test_matmul_shape_errors_name_the_problem():
+    x = xp.ones((2, 3))
+    x @ xp.ones((3, 2))  # the views are made: the next calls take the fast path
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        x @ x
+    with pytest.raises(ValueError, match="inner dimensions differ"):
+        xp.matmul(x, xp.ones((2,)))
+    with pytest.raises(ValueError, match="at least one axis"):
+        xp.matmul(x, xp.ones(()))
+
+
 def test_cross_outer_diagonal_trace():
     a, b = random((3, 2), "float64"), random((4, 3, 1), "float64")
     close(xp.linalg.cross(arr(a), arr(b), axis=-2), np.cross(a, b, axis=-2), xp.float64)

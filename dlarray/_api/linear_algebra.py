@@ -23,13 +23,18 @@ from dlarray._api._linalg_helpers import (
 )
 from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
-from dlarray._engine.routing import call, engine_view, namespace_of
+from dlarray._core import engine_binary as fast_binary
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, namespace_of
 from dlarray._rules import CATEGORIES, AxisError, normalize_axis
 from dlarray._views import permute_dims
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 _NUMERIC = CATEGORIES["numeric"]
+# The C fast path's kernel: the host engine namespace's matmul (NumPy's, or
+# its fix in numpy_engine.FIXES), as for the elementwise functions.
+_HOST_MATMUL = engine_namespace("numpy").matmul
 
 # Kernels run through `call`: floating-point overflow in a product is a
 # value (inf), not an error.
@@ -49,17 +54,15 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1]))
     dlarray.asarray([3, 7], dtype=dlarray.int64)
     """
-    if type(x1) is DLArray and type(x2) is DLArray:
-        # The common case, operands of one dtype on one device, goes straight
-        # to the engine, whose matmul raises ValueError for every shape the
-        # standard rejects; the checks below then name the problem.
-        dtype = x1.dtype
-        if dtype is x2.dtype and dtype in _NUMERIC and x1.device is x2.device:
-            a1 = engine_view(x1)
-            try:
-                return call(namespace_of(a1).matmul, a1, engine_view(x2))
-            except ValueError:
-                pass
+    # The common case in C: host arrays of one numeric dtype on one device.
+    # NumPy's matmul raises ValueError for every shape the standard rejects;
+    # the checks below then name the problem.
+    try:
+        result = fast_binary(_HOST_MATMUL, _NUMERIC, x1, x2)
+    except ValueError:
+        result = None
+    if result is not None:
+        return result
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")
     if a1.ndim == 0 or a2.ndim == 0:
         raise ValueError(
