@@ -38,6 +38,7 @@ from dlarray._api._linalg_helpers import (
     check_matrices,
     compute,
     compute_tuple,
+    factorise,
     int_arg,
     matrix_arg,
     result,
@@ -229,7 +230,7 @@ def cholesky(x: DLArray, /, *, upper: bool = False) -> DLArray:
     a = matrix_arg(x, _FLOAT, "cholesky", square=True)
     if not isinstance(upper, bool):
         raise TypeError(f"cholesky: upper must be a bool, got {upper!r}")
-    factor = solver(
+    factor = factorise(
         "cholesky", _NOT_POSITIVE_DEFINITE, namespace_of(a).linalg.cholesky, a, upper=upper
     )
     _check_positive_diagonal(factor)
@@ -247,9 +248,10 @@ def _check_positive_diagonal(factor: DLArray) -> None:
 
     A Cholesky factor's diagonal is real and positive.  The factorisation
     of a matrix that is not positive definite stops at the first diagonal
-    entry that is not (zero or negative) and leaves it there, with the rest
-    of the factor unfinished but finite: NumPy then raises, and CuPy with
-    its error checks off returns that factor, which this check refuses.
+    entry that is not (zero, negative or NaN, as NaN or infinity in ``x``
+    make it) and leaves it there, with the rest of the factor unfinished:
+    NumPy then raises, and CuPy with its error checks off returns that
+    factor, which this check refuses on every engine.
     """
     f = engine_view(factor)
     xp = namespace_of(f)

@@ -16,11 +16,11 @@ engine array's operators (``xp.multiply(a, b)``, not ``a * b``), since the
 engine enters the array's device for its namespace's functions only, and
 CuPy's operators compute on the current GPU.  The standard leaves
 open what a solver does with a singular matrix; dlarray raises
-``ValueError``, with one message on every engine: :func:`solver` turns
+``ValueError``, with one message on every engine: :func:`factorise` turns
 the engine's report of a failed factorisation (NumPy's ``LinAlgError``)
-into it, and refuses a result that is not finite, which is what an engine
-that does not report it returns (CuPy, whose linalg error checks are off
-by default), by a check of the result in the standard.
+into it, and :func:`solver` refuses a result that is not finite, which is
+what an engine that does not report it returns (CuPy, whose linalg error
+checks are off by default), by a check of the result in the standard.
 """
 
 from __future__ import annotations
@@ -160,27 +160,35 @@ def all_finite(a: Any) -> bool:
     return all_true(namespace_of(a).isfinite(a))
 
 
-def solver(
+def factorise(
     func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
 ) -> DLArray:
     """``kernel(*args, **kwargs)``, an engine function that factorises
-    matrices (``inv``, ``solve``, ``cholesky``), as a DLArray; the same
-    ``ValueError(problem)`` on every engine when the factorisation fails.
-
-    The LU factorisation behind ``inv`` and ``solve`` meets a zero pivot at
-    a singular matrix, and Cholesky's a diagonal entry that is not positive
-    at a matrix that is not positive definite.  NumPy then raises its
-    ``LinAlgError``; CuPy with its error checks off goes on and returns NaN
-    and infinity.  So both are refused here: the engine's error, and a
-    result that is not finite, whatever the engine did to get it -- a
-    singular matrix, a result that overflows the dtype (a matrix singular
-    at working precision), or a matrix holding NaN (which NumPy itself
-    refuses or not depending on where LAPACK pivots).
-    """
+    matrices (``inv``, ``solve``, ``cholesky``), as a DLArray; the engine's
+    report of a failed factorisation (NumPy's ``LinAlgError``, a
+    ``ValueError`` on every engine) as ``ValueError(problem)``, one message
+    on every engine.  Engines that do not report it are caught by a check
+    of the result: :func:`solver`, or cholesky's own."""
     try:
-        out = call(kernel, *args, **kwargs)
-    except ValueError:  # the engine's LinAlgError (a ValueError everywhere)
+        return call(kernel, *args, **kwargs)
+    except ValueError:
         raise ValueError(f"{func}: {problem}") from None
+
+
+def solver(
+    func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
+) -> DLArray:
+    """:func:`factorise` for ``inv`` and ``solve``, whose result must be finite.
+
+    The LU factorisation behind them meets a zero pivot at a singular
+    matrix.  NumPy then raises; CuPy with its error checks off divides by it
+    and returns NaN and infinity.  So a result that is not finite is refused
+    alike on every engine, whatever the engine did to get it: a singular
+    matrix, a result that overflows the dtype (a matrix singular at working
+    precision), or a matrix holding NaN (which NumPy itself refuses or not
+    depending on where LAPACK pivots).
+    """
+    out = factorise(func, problem, kernel, *args, **kwargs)
     if all_finite(engine_view(out)):
         return out
     raise ValueError(f"{func}: {problem}")
