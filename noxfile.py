@@ -196,6 +196,7 @@ NAMESPACE_TESTS = (
     "test_namespace_indexing.py",
     "test_array.py",
     "test_engine_creation.py",
+    "test_engine_linalg.py",
 )
 
 

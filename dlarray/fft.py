@@ -1,12 +1,14 @@
 """The Array API's ``fft`` extension (standard revision 2025.12).
 
-Discrete Fourier transforms computed by NumPy's pocketfft, with the
-standard's dtype rules on top: a transform keeps its input's precision
-(``complex64`` in, ``complex64`` out; ``float32`` in, ``complex64`` out for
-``rfft``), whatever precision the engine computed in.  Complex transforms
-(``fft``, ``ifft``, ``fftn``, ``ifftn``, ``irfft``, ``irfftn``, ``hfft``)
-take complex input and real ones (``rfft``, ``rfftn``, ``ihfft``) real
-floating input; anything else is a ``TypeError``.
+Discrete Fourier transforms computed by the engine's own ``fft``
+extension (``namespace_of(a).fft``: NumPy's pocketfft on the host, CuPy's
+cuFFT on CUDA memory, ...), with the standard's dtype rules on top: a
+transform keeps its input's precision (``complex64`` in, ``complex64``
+out; ``float32`` in, ``complex64`` out for ``rfft``), whatever precision
+the engine computed in.  Complex transforms (``fft``, ``ifft``, ``fftn``,
+``ifftn``, ``irfft``, ``irfftn``, ``hfft``) take complex input and real
+ones (``rfft``, ``rfftn``, ``ihfft``) real floating input; anything else is
+a ``TypeError``.
 
 ``norm`` is ``"backward"`` (scale the inverse by ``1/n``), ``"ortho"``
 (scale both by ``1/sqrt(n)``) or ``"forward"`` (scale the forward
@@ -24,14 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-import numpy as np
-
-from dlarray._api._linalg_helpers import array_arg, check_device, int_arg, result
+from dlarray._api._linalg_helpers import array_arg, as_dtype, compute, int_arg
 from dlarray._array import DLArray
+from dlarray._creation import empty
 from dlarray._device import Device
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import quiet
-from dlarray._engine.routing import wrap
+from dlarray._engine.routing import call, engine_view, namespace_of
 from dlarray._rules import CATEGORIES, COMPLEX_OF, DEFAULT_DTYPES, REAL_OF, normalize_axis
 
 __all__ = [
@@ -60,6 +60,9 @@ _SAME: Callable[[DType], DType] = lambda d: d  # noqa: E731
 _TO_REAL: Callable[[DType], DType] = REAL_OF.__getitem__
 _TO_COMPLEX: Callable[[DType], DType] = COMPLEX_OF.__getitem__
 
+# Each transform names its function in the engine's fft extension, looked
+# up on the input's engine (namespace_of(a).fft.<name>) at each call.
+
 
 def _check_norm(norm: Any, func: str) -> str:
     if norm not in _NORMS:
@@ -76,7 +79,6 @@ def _check_size(n: Any, func: str, name: str) -> int:
 
 def _one_axis(
     func: str,
-    kernel: Any,
     category: str,
     out_dtype: Callable[[DType], DType],
     x: DLArray,
@@ -102,7 +104,8 @@ def _one_axis(
             n = _check_size(default_n(a.shape[ax]), func, "the output length")
     else:
         n = _check_size(n, func, "n")
-    return result(quiet(kernel)(a, n=n, axis=ax, norm=norm), out_dtype(x.dtype))
+    kernel = getattr(namespace_of(a).fft, func)
+    return as_dtype(compute(func, kernel, a, n=n, axis=ax, norm=norm), out_dtype(x.dtype))
 
 
 def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> DLArray:
@@ -117,7 +120,7 @@ def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
     >>> xp.fft.fft(xp.asarray([1, 0, 0, 0], dtype=xp.complex128))
     dlarray.asarray([(1+0j), (1+0j), (1+0j), (1+0j)], dtype=dlarray.complex128)
     """
-    return _one_axis("fft", np.fft.fft, "complex floating", _SAME, x, n, axis, norm)
+    return _one_axis("fft", "complex floating", _SAME, x, n, axis, norm)
 
 
 def ifft(
@@ -131,7 +134,7 @@ def ifft(
     >>> xp.fft.ifft(xp.asarray([4, 0, 0, 0], dtype=xp.complex128))
     dlarray.asarray([(1+0j), (1+0j), (1+0j), (1+0j)], dtype=dlarray.complex128)
     """
-    return _one_axis("ifft", np.fft.ifft, "complex floating", _SAME, x, n, axis, norm)
+    return _one_axis("ifft", "complex floating", _SAME, x, n, axis, norm)
 
 
 def rfft(
@@ -146,7 +149,7 @@ def rfft(
     >>> xp.fft.rfft(xp.asarray([1.0, 1.0, 1.0, 1.0]))
     dlarray.asarray([(4+0j), 0j, 0j], dtype=dlarray.complex128)
     """
-    return _one_axis("rfft", np.fft.rfft, "real floating", _TO_COMPLEX, x, n, axis, norm)
+    return _one_axis("rfft", "real floating", _TO_COMPLEX, x, n, axis, norm)
 
 
 def irfft(
@@ -163,7 +166,6 @@ def irfft(
     """
     return _one_axis(
         "irfft",
-        np.fft.irfft,
         "complex floating",
         _TO_REAL,
         x,
@@ -188,7 +190,6 @@ def hfft(
     """
     return _one_axis(
         "hfft",
-        np.fft.hfft,
         "complex floating",
         _TO_REAL,
         x,
@@ -212,7 +213,7 @@ def ihfft(
     >>> y.shape, y.dtype
     ((3,), dlarray.complex64)
     """
-    return _one_axis("ihfft", np.fft.ihfft, "real floating", _TO_COMPLEX, x, n, axis, norm)
+    return _one_axis("ihfft", "real floating", _TO_COMPLEX, x, n, axis, norm)
 
 
 def _sizes_and_axes(
@@ -258,7 +259,6 @@ def _sizes_and_axes(
 
 def _many_axes(
     func: str,
-    kernel: Any,
     category: str,
     out_dtype: Callable[[DType], DType],
     x: DLArray,
@@ -271,7 +271,8 @@ def _many_axes(
     a = array_arg(x, category, func)
     sizes, ax = _sizes_and_axes(func, a.shape, s, axes, last_half=last_half)
     norm = _check_norm(norm, func)
-    return result(quiet(kernel)(a, s=sizes, axes=ax, norm=norm), out_dtype(x.dtype))
+    kernel = getattr(namespace_of(a).fft, func)
+    return as_dtype(compute(func, kernel, a, s=sizes, axes=ax, norm=norm), out_dtype(x.dtype))
 
 
 def fftn(
@@ -291,7 +292,7 @@ def fftn(
     >>> xp.fft.fftn(xp.asarray([[1, 1], [1, 1]], dtype=xp.complex128))
     dlarray.asarray([[(4+0j), 0j], [0j, 0j]], dtype=dlarray.complex128)
     """
-    return _many_axes("fftn", np.fft.fftn, "complex floating", _SAME, x, s, axes, norm)
+    return _many_axes("fftn", "complex floating", _SAME, x, s, axes, norm)
 
 
 def ifftn(
@@ -310,7 +311,7 @@ def ifftn(
     >>> xp.fft.ifftn(xp.asarray([[4, 0], [0, 0]], dtype=xp.complex128))
     dlarray.asarray([[(1+0j), (1+0j)], [(1+0j), (1+0j)]], dtype=dlarray.complex128)
     """
-    return _many_axes("ifftn", np.fft.ifftn, "complex floating", _SAME, x, s, axes, norm)
+    return _many_axes("ifftn", "complex floating", _SAME, x, s, axes, norm)
 
 
 def rfftn(
@@ -330,7 +331,7 @@ def rfftn(
     >>> xp.fft.rfftn(xp.asarray([[1.0, 1.0], [1.0, 1.0]]))
     dlarray.asarray([[(4+0j), 0j], [0j, 0j]], dtype=dlarray.complex128)
     """
-    return _many_axes("rfftn", np.fft.rfftn, "real floating", _TO_COMPLEX, x, s, axes, norm)
+    return _many_axes("rfftn", "real floating", _TO_COMPLEX, x, s, axes, norm)
 
 
 def irfftn(
@@ -350,25 +351,25 @@ def irfftn(
     >>> xp.fft.irfftn(xp.asarray([[4, 0], [0, 0]], dtype=xp.complex128))
     dlarray.asarray([[1.0, 1.0], [1.0, 1.0]], dtype=dlarray.float64)
     """
-    return _many_axes(
-        "irfftn", np.fft.irfftn, "complex floating", _TO_REAL, x, s, axes, norm, last_half=True
-    )
+    return _many_axes("irfftn", "complex floating", _TO_REAL, x, s, axes, norm, last_half=True)
 
 
-def _frequencies(
-    func: str, kernel: Any, n: Any, d: Any, dtype: Any, device: Device | None
-) -> DLArray:
+def _frequencies(func: str, n: Any, d: Any, dtype: Any, device: Device | None) -> DLArray:
     size = _check_size(n, func, "n")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{func}: d must be a float, got {d!r}")
     if d == 0:
         raise ValueError(f"{func}: the sample spacing d must not be zero")
-    check_device(device, func)
     if dtype is None:
         dtype = DEFAULT_DTYPES["real floating"]
     elif not isinstance(dtype, DType) or dtype not in CATEGORIES["real floating"]:
         raise TypeError(f"{func}: dtype must be a real floating dlarray dtype, got {dtype!r}")
-    return result(kernel(size, d=float(d)), dtype)
+    # The engine that computes on `device` makes the frequencies there: an
+    # empty array on that device names the engine and its device.  They are
+    # computed in float64 and rounded once to `dtype`.
+    like = engine_view(empty((0,), device=device))
+    kernel = getattr(namespace_of(like).fft, func)
+    return as_dtype(call(kernel, size, d=float(d), device=like.device), dtype)
 
 
 def fftfreq(
@@ -383,7 +384,7 @@ def fftfreq(
     >>> xp.fft.fftfreq(4, d=0.5)
     dlarray.asarray([0.0, 0.5, -1.0, -0.5], dtype=dlarray.float64)
     """
-    return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
+    return _frequencies("fftfreq", n, d, dtype, device)
 
 
 def rfftfreq(
@@ -397,7 +398,7 @@ def rfftfreq(
     >>> xp.fft.rfftfreq(4, d=0.5, dtype=xp.float32)
     dlarray.asarray([0.0, 0.5, 1.0], dtype=dlarray.float32)
     """
-    return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
+    return _frequencies("rfftfreq", n, d, dtype, device)
 
 
 def _shift_axes(x: DLArray, axes: Any, func: str) -> Any:
@@ -419,7 +420,7 @@ def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArr
     dlarray.asarray([-0.5, -0.25, 0.0, 0.25], dtype=dlarray.float64)
     """
     a, ax = _shift_axes(x, axes, "fftshift")
-    return wrap(np.fft.fftshift(a, axes=ax))
+    return call(namespace_of(a).fft.fftshift, a, axes=ax)
 
 
 def ifftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
@@ -432,4 +433,4 @@ def ifftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLAr
     dlarray.asarray([0.0, 0.25, -0.5, -0.25], dtype=dlarray.float64)
     """
     a, ax = _shift_axes(x, axes, "ifftshift")
-    return wrap(np.fft.ifftshift(a, axes=ax))
+    return call(namespace_of(a).fft.ifftshift, a, axes=ax)

@@ -1,15 +1,20 @@
 """The Array API's ``linalg`` extension (standard revision 2025.12).
 
 Decompositions, solvers, norms and products of matrices and stacks of
-matrices (arrays of shape ``(..., M, N)``), computed by NumPy's LAPACK
-kernels with the standard's dtype rules on top: results keep the input's
-precision, eigenvalues of general matrices are always complex, norms are
-real.  Functions that return several arrays return named tuples with the
-standard's field names.  ``matmul``, ``matrix_transpose``, ``tensordot``
-and ``vecdot`` are the main namespace's functions.
+matrices (arrays of shape ``(..., M, N)``), computed by the engine's own
+``linalg`` extension (``namespace_of(a).linalg``: NumPy's LAPACK kernels on
+the host, CuPy's cuSOLVER on CUDA memory, ...) with the standard's dtype
+rules on top: results keep the input's precision, eigenvalues of general
+matrices are always complex, norms are real.  Functions that return several
+arrays return named tuples with the standard's field names.  ``matmul``,
+``matrix_transpose``, ``tensordot`` and ``vecdot`` are the main namespace's
+functions.
 
-LAPACK failures (a singular matrix for ``inv`` or ``solve``, a matrix that
-is not positive definite for ``cholesky``) raise ``ValueError``.
+A failed factorisation -- a singular matrix for ``inv``, ``solve`` and
+``matrix_power`` with a negative power, a matrix that is not positive
+definite for ``cholesky`` -- raises ``ValueError`` on every engine, also on
+those that report it with NaN and infinity in the result instead of an
+error (see :mod:`dlarray._api._linalg_helpers`).
 
 Examples
 --------
@@ -23,24 +28,30 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, NamedTuple
 
-import numpy as np
-
 from dlarray._api._linalg_helpers import (
     accumulation_dtype,
+    all_finite,
+    all_true,
     array_arg,
+    as_dtype,
+    broadcast_stacks,
     check_matrices,
+    compute,
+    compute_tuple,
+    factorise,
     int_arg,
-    linalg_errors,
     matrix_arg,
     result,
+    solver,
     two_arrays,
 )
 from dlarray._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype, quiet
-from dlarray._engine.routing import engine_view, wrap
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
+    CATEGORIES,
     COMPLEX_OF,
     DEFAULT_DTYPES,
     REAL_OF,
@@ -189,6 +200,16 @@ def _complex_dtype(dtype: DType) -> DType:
     return COMPLEX_OF.get(dtype, dtype)
 
 
+_COMPLEX = CATEGORIES["complex floating"]
+
+
+def _conj(xp: Any, a: Any) -> Any:
+    """The complex conjugate of engine array ``a``; a real array unchanged
+    (the standard's ``conj`` took complex arrays only before 2024.12, and
+    engines of that revision refuse real ones)."""
+    return xp.conj(a) if xp.isdtype(a.dtype, "complex floating") else a
+
+
 # ---- decompositions ----
 
 
@@ -209,11 +230,36 @@ def cholesky(x: DLArray, /, *, upper: bool = False) -> DLArray:
     a = matrix_arg(x, _FLOAT, "cholesky", square=True)
     if not isinstance(upper, bool):
         raise TypeError(f"cholesky: upper must be a bool, got {upper!r}")
-    with linalg_errors("cholesky"):
-        return result(_quiet_cholesky(a, upper=upper), x.dtype)
+    factor = factorise(
+        "cholesky", _NOT_POSITIVE_DEFINITE, namespace_of(a).linalg.cholesky, a, upper=upper
+    )
+    _check_positive_diagonal(factor)
+    return as_dtype(factor, x.dtype)
 
 
-_quiet_cholesky = quiet(np.linalg.cholesky)
+_NOT_POSITIVE_DEFINITE = (
+    "x holds a matrix that is not positive definite, or holds NaN (its Cholesky "
+    "factorisation meets a diagonal entry that is not positive)"
+)
+
+
+def _check_positive_diagonal(factor: DLArray) -> None:
+    """``ValueError`` unless the diagonal of each Cholesky factor is positive.
+
+    A Cholesky factor's diagonal is real and positive.  The factorisation
+    of a matrix that is not positive definite stops at the first diagonal
+    entry that is not (zero, negative or NaN, as NaN or infinity in ``x``
+    make it) and leaves it there, with the rest of the factor unfinished:
+    NumPy then raises, and CuPy with its error checks off returns that
+    factor, which this check refuses on every engine.
+    """
+    f = engine_view(factor)
+    xp = namespace_of(f)
+    diagonal = xp.linalg.diagonal(f)
+    if factor.dtype in _COMPLEX:
+        diagonal = xp.real(diagonal)
+    if not all_true(xp.greater(diagonal, 0)):
+        raise ValueError(f"cholesky: {_NOT_POSITIVE_DEFINITE}")
 
 
 def eigh(x: DLArray, /) -> EighResult:
@@ -230,12 +276,8 @@ def eigh(x: DLArray, /) -> EighResult:
     dlarray.asarray([1.0, 2.0], dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "eigh", square=True)
-    with linalg_errors("eigh"):
-        w, v = _quiet_eigh(a)
+    w, v = compute_tuple("eigh", namespace_of(a).linalg.eigh, a)
     return EighResult(result(w, _real_dtype(x.dtype)), result(v, x.dtype))
-
-
-_quiet_eigh = quiet(np.linalg.eigh)
 
 
 def eigvalsh(x: DLArray, /) -> DLArray:
@@ -251,11 +293,19 @@ def eigvalsh(x: DLArray, /) -> DLArray:
     dlarray.asarray([1.0, 3.0], dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "eigvalsh", square=True)
-    with linalg_errors("eigvalsh"):
-        return result(_quiet_eigvalsh(a), _real_dtype(x.dtype))
+    w = compute("eigvalsh", namespace_of(a).linalg.eigvalsh, a)
+    return as_dtype(w, _real_dtype(x.dtype))
 
 
-_quiet_eigvalsh = quiet(np.linalg.eigvalsh)
+def _finite_matrices(a: Any, func: str) -> None:
+    """``ValueError`` if engine array ``a`` holds NaN or infinity (the
+    general eigensolver has no answer for them; NumPy raises, other engines
+    would return NaN)."""
+    if not all_finite(a):
+        raise ValueError(
+            f"{func}: x holds NaN or infinity, and the eigenvalues of such a matrix are "
+            f"undefined; check the input (dlarray.isfinite) first"
+        )
 
 
 def eig(x: DLArray, /) -> EigResult:
@@ -274,17 +324,16 @@ def eig(x: DLArray, /) -> EigResult:
     dlarray.asarray([(2+0j), (3+0j)], dtype=dlarray.complex128)
     """
     a = matrix_arg(x, _FLOAT, "eig", square=True)
-    with linalg_errors("eig"):
-        w, v = _quiet_eig(a)
+    _finite_matrices(a, "eig")
+    w, v = compute_tuple("eig", namespace_of(a).linalg.eig, a)
     dtype = _complex_dtype(x.dtype)
     return EigResult(result(w, dtype), result(v, dtype))
 
 
-_quiet_eig = quiet(np.linalg.eig)
-
-
 def eigvals(x: DLArray, /) -> DLArray:
     """The eigenvalues of each square matrix in ``x``, always complex.
+
+    Matrices holding NaN or infinity raise ``ValueError``, as for :func:`eig`.
 
     Examples
     --------
@@ -293,11 +342,9 @@ def eigvals(x: DLArray, /) -> DLArray:
     dlarray.asarray([1j, -1j], dtype=dlarray.complex128)
     """
     a = matrix_arg(x, _FLOAT, "eigvals", square=True)
-    with linalg_errors("eigvals"):
-        return result(_quiet_eigvals(a), _complex_dtype(x.dtype))
-
-
-_quiet_eigvals = quiet(np.linalg.eigvals)
+    _finite_matrices(a, "eigvals")
+    w = compute("eigvals", namespace_of(a).linalg.eigvals, a)
+    return as_dtype(w, _complex_dtype(x.dtype))
 
 
 def qr(x: DLArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -317,12 +364,8 @@ def qr(x: DLArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QR
     a = matrix_arg(x, _FLOAT, "qr")
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
-    with linalg_errors("qr"):
-        q, r = _quiet_qr(a, mode=mode)
+    q, r = compute_tuple("qr", namespace_of(a).linalg.qr, a, mode=mode)
     return QRResult(result(q, x.dtype), result(r, x.dtype))
-
-
-_quiet_qr = quiet(np.linalg.qr)
 
 
 def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
@@ -343,12 +386,8 @@ def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
     a = matrix_arg(x, _FLOAT, "svd")
     if not isinstance(full_matrices, bool):
         raise TypeError(f"svd: full_matrices must be a bool, got {full_matrices!r}")
-    with linalg_errors("svd"):
-        u, s, vh = _quiet_svd(a, full_matrices=full_matrices)
+    u, s, vh = compute_tuple("svd", namespace_of(a).linalg.svd, a, full_matrices=full_matrices)
     return SVDResult(result(u, x.dtype), result(s, _real_dtype(x.dtype)), result(vh, x.dtype))
-
-
-_quiet_svd = quiet(np.linalg.svd)
 
 
 def svdvals(x: DLArray, /) -> DLArray:
@@ -361,11 +400,8 @@ def svdvals(x: DLArray, /) -> DLArray:
     dlarray.asarray([3.0, 2.0], dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "svdvals")
-    with linalg_errors("svdvals"):
-        return result(_svdvals(a), _real_dtype(x.dtype))
-
-
-_svdvals = quiet(np.linalg.svdvals)
+    s = compute("svdvals", namespace_of(a).linalg.svdvals, a)
+    return as_dtype(s, _real_dtype(x.dtype))
 
 
 # ---- determinants, inverses, solvers ----
@@ -381,24 +417,30 @@ def det(x: DLArray, /) -> DLArray:
     dlarray.asarray(6.0, dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "det", square=True)
-    return result(_det(a), x.dtype)
+    return as_dtype(call(_det, a), x.dtype)
 
 
-def _nan_matrices(a: Any) -> Any:
-    """Which matrices of the stack ``a`` hold a NaN.
+def _with_nan(a: Any, *values: Any) -> Any:
+    """``values`` (per-matrix results for the stack ``a``) with NaN where the
+    matrix holds a NaN.
 
     LAPACK's LU factorization can pivot around a NaN and report an exactly
     singular matrix, so NumPy gives ``det([[nan, 1], [1, 1]]) == 0.0``; a
-    determinant with a NaN entry is NaN, and these masks restore that.
+    determinant with a NaN entry is NaN, and this restores that.
     """
-    return np.isnan(a).any(axis=(-2, -1))
+    xp = namespace_of(a)
+    nan = xp.isnan(a)
+    if not xp.any(nan):
+        return values
+    nan = xp.any(nan, axis=(-2, -1))
+    return tuple(
+        xp.where(nan, xp.asarray(math.nan, dtype=v.dtype, device=a.device), v) for v in values
+    )
 
 
-@quiet
 def _det(a: Any) -> Any:
-    d = np.linalg.det(a)
-    nan = _nan_matrices(a)
-    return np.where(nan, np.nan, d) if nan.any() else d
+    (d,) = _with_nan(a, namespace_of(a).linalg.det(a))
+    return d
 
 
 def slogdet(x: DLArray, /) -> SlogdetResult:
@@ -416,21 +458,30 @@ def slogdet(x: DLArray, /) -> SlogdetResult:
 logabsdet=dlarray.asarray(0.0, dtype=dlarray.float64))
     """
     a = matrix_arg(x, _FLOAT, "slogdet", square=True)
-    sign, logabsdet = _slogdet(a)
+    sign, logabsdet = compute_tuple("slogdet", _slogdet, a)
     return SlogdetResult(result(sign, x.dtype), result(logabsdet, _real_dtype(x.dtype)))
 
 
-@quiet
-def _slogdet(a: Any) -> tuple[Any, Any]:
-    sign, logabsdet = np.linalg.slogdet(a)
-    nan = _nan_matrices(a)
-    if nan.any():
-        sign, logabsdet = np.where(nan, np.nan, sign), np.where(nan, np.nan, logabsdet)
-    return sign, logabsdet
+def _slogdet(a: Any) -> tuple[Any, ...]:
+    return _with_nan(a, *namespace_of(a).linalg.slogdet(a))
+
+
+_SINGULAR = (
+    "x holds a matrix whose inverse is not finite at x's precision (a singular matrix, "
+    "or one holding NaN); dlarray.linalg.pinv gives a pseudo-inverse"
+)
+_SINGULAR_SYSTEM = (
+    "the solution is not finite at the operands' precision (x1 holds a singular matrix, "
+    "or the operands hold NaN); dlarray.linalg.pinv(x1) @ x2 gives a least-squares solution"
+)
 
 
 def inv(x: DLArray, /) -> DLArray:
     """The inverse of each square matrix in ``x``; ``ValueError`` if singular.
+
+    ``ValueError`` is raised whenever an inverse is not finite: the matrix
+    is singular (the engine meets a zero pivot), singular at ``x``'s
+    precision (an entry overflows), or holds NaN.
 
     Examples
     --------
@@ -439,11 +490,11 @@ def inv(x: DLArray, /) -> DLArray:
     dlarray.asarray([[0.5, 0.0], [0.0, 0.25]], dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "inv", square=True)
-    with linalg_errors("inv"):
-        return result(_inv(a), x.dtype)
+    return as_dtype(_checked_inv(a, "inv"), x.dtype)
 
 
-_inv = quiet(np.linalg.inv)
+def _checked_inv(a: Any, func: str) -> DLArray:
+    return solver(func, _SINGULAR, namespace_of(a).linalg.inv, a)
 
 
 def solve(x1: DLArray, x2: DLArray, /) -> DLArray:
@@ -452,7 +503,8 @@ def solve(x1: DLArray, x2: DLArray, /) -> DLArray:
     ``x2`` of shape ``(M,)`` is one right-hand side vector (the result has
     shape ``x1.shape[:-1]``); ``x2`` of shape ``(..., M, K)`` holds ``K``
     right-hand sides per matrix, and the stacks broadcast.  The result has
-    the promoted dtype; a singular ``x1`` raises ``ValueError``.
+    the promoted dtype.  A solution that is not finite (``x1`` singular, or
+    singular at that precision, or NaN in the system) raises ``ValueError``.
 
     Examples
     --------
@@ -470,59 +522,74 @@ def solve(x1: DLArray, x2: DLArray, /) -> DLArray:
         raise ValueError(
             f"solve: x2 of shape {a2.shape} does not match matrices x1 of shape {a1.shape[-2:]}"
         )
-    stacks = (a1.shape[:-2], a2.shape[:-2] if a2.ndim > 1 else ())
-    try:
-        np.broadcast_shapes(*stacks)
-    except ValueError:
-        raise ValueError(
-            f"solve: the stack shapes {stacks[0]} and {stacks[1]} do not broadcast"
-        ) from None
-    with linalg_errors("solve"):
-        return result(_solve(a1, a2), dtype)
+    xp = namespace_of(a1)
+    vector = a2.ndim == 1
+    stack1, stack2 = a1.shape[:-2], () if vector else a2.shape[:-2]
+    stack = (
+        stack1
+        if stack1 == stack2
+        else broadcast_stacks("solve", "the stack shapes", stack1, stack2)
+    )
+    if vector and stack:
+        # One vector for a stack of matrices: solved as the matrix (..., M, 1),
+        # which reads the same on every engine (engines older than the
+        # standard read an x2 of x1.ndim - 1 axes as a stack of vectors).
+        a2 = xp.expand_dims(a2, axis=-1)
+    if stack and (stack1 != stack or a2.shape[:-2] != stack):
+        # The standard broadcasts the stacks; make that explicit for the
+        # engines that do not (CuPy's solve needs equal stacks).
+        a1 = xp.broadcast_to(a1, (*stack, m, m))
+        a2 = xp.broadcast_to(a2, (*stack, *a2.shape[-2:]))
+    out = solver("solve", _SINGULAR_SYSTEM, xp.linalg.solve, a1, a2)
+    if vector and stack:
+        out = call(_first_column, engine_view(out))
+    return as_dtype(out, dtype)
 
 
-_solve = quiet(np.linalg.solve)
+def _first_column(a: Any) -> Any:
+    return a[..., 0]
 
 
 def _rtol_array(rtol: Any, x: DLArray, func: str) -> Any:
-    """``rtol`` (None, a Python float or a real floating array) as an engine
-    array that broadcasts to the stack shape ``x.shape[:-2]``, or None."""
+    """``rtol`` (None, a Python float or a real floating array) as a Python
+    float or an engine array that broadcasts to the stack shape
+    ``x.shape[:-2]``, or None."""
     if rtol is None:
         return None
     if isinstance(rtol, DLArray):
         common_device((x, rtol), func)
         check_dtype(rtol.dtype, "real floating", f"{func}(rtol=...)")
-        tol = engine_view(rtol)
+        stack = x.shape[:-2]
         try:
-            np.broadcast_to(tol, x.shape[:-2])
+            fits = broadcast_shapes(rtol.shape, stack) == stack
         except ValueError:
+            fits = False
+        if not fits:
             raise ValueError(
-                f"{func}: rtol of shape {tol.shape} does not broadcast to the stack shape "
-                f"{x.shape[:-2]}"
-            ) from None
-        return tol
+                f"{func}: rtol of shape {rtol.shape} does not broadcast to the stack shape {stack}"
+            )
+        return engine_view(rtol)
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
         raise TypeError(f"{func}: rtol must be None, a float or an array, got {rtol!r}")
-    return np.asarray(rtol, dtype=numpy_dtype(_real_dtype(x.dtype)))
-
-
-def _default_rtol(a: Any) -> float:
-    """The standard's default tolerance: ``max(M, N) * eps``."""
-    eps = float(np.finfo(a.dtype).eps)
-    return max(a.shape[-2:]) * eps
+    return float(rtol)
 
 
 def _cutoffs(s: Any, rtol: Any, a: Any) -> Any:
-    """``rtol * largest singular value``, shaped to compare with ``s``."""
-    largest = np.max(s, axis=-1, initial=0.0)
-    tol = _default_rtol(a) if rtol is None else rtol
-    return (tol * largest)[..., np.newaxis]
+    """``rtol * largest singular value`` for the singular values ``s`` (of
+    at least one value per matrix) of ``a``, shaped to compare with ``s``.
+
+    ``rtol`` defaults to the standard's ``max(M, N) * eps``."""
+    xp = namespace_of(s)
+    tol = max(a.shape[-2:]) * xp.finfo(s.dtype).eps if rtol is None else rtol
+    return xp.expand_dims(xp.multiply(tol, xp.max(s, axis=-1)), axis=-1)
 
 
-@quiet
 def _matrix_rank(a: Any, rtol: Any) -> Any:
-    s = np.linalg.svd(a, compute_uv=False)
-    return np.count_nonzero(s > _cutoffs(s, rtol, a), axis=-1)
+    xp = namespace_of(a)
+    if min(a.shape[-2:]) == 0:  # no singular values: rank 0
+        return xp.zeros(a.shape[:-2], dtype=xp.int64, device=a.device)
+    s = xp.linalg.svdvals(a)
+    return xp.count_nonzero(xp.greater(s, _cutoffs(s, rtol, a)), axis=-1)
 
 
 def matrix_rank(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
@@ -541,20 +608,22 @@ def matrix_rank(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArra
     """
     a = matrix_arg(x, _FLOAT, "matrix_rank")
     tol = _rtol_array(rtol, x, "matrix_rank")
-    with linalg_errors("matrix_rank"):
-        ranks = _matrix_rank(a, tol)
-    return result(ranks, DEFAULT_DTYPES["integral"])
+    ranks = compute("matrix_rank", _matrix_rank, a, tol)
+    return as_dtype(ranks, DEFAULT_DTYPES["integral"])
 
 
-@quiet
 def _pinv(a: Any, rtol: Any) -> Any:
     # The pseudo-inverse from the SVD, zeroing the reciprocals of the singular
     # values at or below the cutoff (the standard's definition).
-    u, s, vh = np.linalg.svd(a, full_matrices=False)
-    keep = s > _cutoffs(s, rtol, a)
-    s_inv = np.divide(1, s, out=np.zeros_like(s), where=keep)
-    v_scaled = np.conj(vh).swapaxes(-1, -2) * s_inv[..., np.newaxis, :]
-    return np.matmul(v_scaled, np.conj(u).swapaxes(-1, -2))
+    xp = namespace_of(a)
+    m, n = a.shape[-2:]
+    if min(m, n) == 0:  # no singular values: the (N, M) zero matrices
+        return xp.zeros((*a.shape[:-2], n, m), dtype=a.dtype, device=a.device)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    keep = xp.greater(s, _cutoffs(s, rtol, a))
+    s_inv = xp.where(keep, xp.divide(1.0, s), xp.zeros_like(s))
+    v_scaled = xp.multiply(xp.matrix_transpose(_conj(xp, vh)), xp.expand_dims(s_inv, axis=-2))
+    return xp.matmul(v_scaled, xp.matrix_transpose(_conj(xp, u)))
 
 
 def pinv(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
@@ -572,21 +641,14 @@ def pinv(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
     """
     a = matrix_arg(x, _FLOAT, "pinv")
     tol = _rtol_array(rtol, x, "pinv")
-    with linalg_errors("pinv"):
-        return result(_pinv(a, tol), x.dtype)
-
-
-@quiet
-def _matrix_power(a: Any, n: int) -> Any:
-    out = np.linalg.matrix_power(a, n)
-    return out.copy() if np.may_share_memory(out, a) else out
+    return as_dtype(compute("pinv", _pinv, a, tol), x.dtype)
 
 
 def matrix_power(x: DLArray, n: int, /) -> DLArray:
     """Each square matrix in ``x`` raised to the integer power ``n``.
 
     ``n = 0`` gives identity matrices; a negative ``n`` raises the inverse
-    (``ValueError`` for a singular matrix).
+    (``ValueError`` for a singular matrix, as :func:`inv`).
 
     Examples
     --------
@@ -596,8 +658,21 @@ def matrix_power(x: DLArray, n: int, /) -> DLArray:
     """
     a = matrix_arg(x, _FLOAT, "matrix_power", square=True)
     n = int_arg(n, "matrix_power", "n")
-    with linalg_errors("matrix_power"):
-        return result(_matrix_power(a, n), x.dtype)
+    xp = namespace_of(a)
+    if n < 0:
+        # The inverse first, so that a singular matrix is refused on every
+        # engine (see inv), then its positive power.
+        inverse = _checked_inv(a, "matrix_power")
+        if n == -1:
+            return as_dtype(inverse, x.dtype)
+        a, n = engine_view(inverse), -n
+    if n == 1:  # a new array, never the input (NumPy returns the input itself)
+        return as_dtype(call(_copy, a), x.dtype)
+    return as_dtype(compute("matrix_power", xp.linalg.matrix_power, a, n), x.dtype)
+
+
+def _copy(a: Any) -> Any:
+    return namespace_of(a).asarray(a, copy=True, device=a.device)
 
 
 # ---- products ----
@@ -629,23 +704,33 @@ def cross(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
             f"cross: both arrays need size 3 along axis {axis}, got shapes {a1.shape} and "
             f"{a2.shape}"
         )
-    a1, a2 = np.moveaxis(a1, axis, -1), np.moveaxis(a2, axis, -1)
     try:
-        np.broadcast_shapes(a1.shape, a2.shape)
+        broadcast_shapes(a1.shape, a2.shape)
     except ValueError:
         raise ValueError(
             f"cross: shapes {x1.shape} and {x2.shape} do not broadcast outside axis {axis}"
         ) from None
-    return wrap(np.moveaxis(_cross(a1, a2), -1, axis))
+    return call(_cross, a1, a2, axis)
 
 
-@quiet
-def _cross(a: Any, b: Any) -> Any:
-    # Written out rather than np.cross, whose integer paths and bool
-    # deprecation we do not want to depend on; exact in the promoted dtype.
+def _cross(a: Any, b: Any, axis: int) -> Any:
+    # Written out rather than the engine's cross, whose integer paths and
+    # bool deprecation (NumPy's) we do not want to depend on; exact in the
+    # promoted dtype.
+    xp = namespace_of(a)
+    a, b = xp.moveaxis(a, axis, -1), xp.moveaxis(b, axis, -1)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    mul, sub = xp.multiply, xp.subtract
+    out = xp.stack(
+        [
+            sub(mul(a1, b2), mul(a2, b1)),
+            sub(mul(a2, b0), mul(a0, b2)),
+            sub(mul(a0, b1), mul(a1, b0)),
+        ],
+        axis=-1,
+    )
+    return xp.moveaxis(out, -1, axis)
 
 
 def outer(x1: DLArray, x2: DLArray, /) -> DLArray:
@@ -662,10 +747,7 @@ def outer(x1: DLArray, x2: DLArray, /) -> DLArray:
         raise ValueError(
             f"outer: both arguments must be 1-d vectors, got shapes {a1.shape} and {a2.shape}"
         )
-    return wrap(_outer(a1, a2))
-
-
-_outer = quiet(np.outer)
+    return call(namespace_of(a1).linalg.outer, a1, a2)
 
 
 # ---- diagonals and reductions ----
@@ -685,7 +767,12 @@ def diagonal(x: DLArray, /, *, offset: int = 0) -> DLArray:
     """
     a = matrix_arg(x, "all", "diagonal")
     offset = int_arg(offset, "diagonal", "offset")
-    return wrap(np.diagonal(a, offset, axis1=-2, axis2=-1).copy())
+    return call(_diagonal, a, offset)
+
+
+def _diagonal(a: Any, offset: int) -> Any:
+    # A copy: engines may return a read-only view (NumPy does).
+    return _copy(namespace_of(a).linalg.diagonal(a, offset=offset))
 
 
 def trace(x: DLArray, /, *, offset: int = 0, dtype: DType | None = None) -> DLArray:
@@ -705,11 +792,9 @@ def trace(x: DLArray, /, *, offset: int = 0, dtype: DType | None = None) -> DLAr
     a = matrix_arg(x, "numeric", "trace")
     offset = int_arg(offset, "trace", "offset")
     out_dtype = accumulation_dtype(x.dtype, dtype, "trace")
-    diagonals = np.diagonal(a, offset, axis1=-2, axis2=-1)
-    return result(_sum(diagonals, axis=-1, dtype=numpy_dtype(out_dtype)), out_dtype)
-
-
-_sum = quiet(np.sum)
+    xp = namespace_of(a)
+    sums = call(xp.linalg.trace, a, offset=offset, dtype=engine_dtype(xp, out_dtype))
+    return as_dtype(sums, out_dtype)
 
 
 def _norm_order(ord: Any, func: str) -> float:
@@ -720,21 +805,36 @@ def _norm_order(ord: Any, func: str) -> float:
     return ord
 
 
-@quiet
+def _extreme(values: Any, axes: tuple[int, ...], keepdims: bool, largest: bool) -> Any:
+    """The largest or smallest of the non-negative ``values`` over ``axes``;
+    over no values at all, 0 (largest) or infinity (smallest): the norms of
+    empty vectors and matrices."""
+    xp = namespace_of(values)
+    if any(values.shape[i] == 0 for i in axes):
+        shape = tuple(
+            1 if i in axes else size
+            for i, size in enumerate(values.shape)
+            if keepdims or i not in axes
+        )
+        fill = 0.0 if largest else math.inf
+        return xp.full(shape, fill, dtype=values.dtype, device=values.device)
+    reduce = xp.max if largest else xp.min
+    return reduce(values, axis=axes, keepdims=keepdims)
+
+
 def _vector_norm(a: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any:
-    magnitude = np.abs(a)
-    if p == math.inf:
-        return np.max(magnitude, axis=axes, keepdims=keepdims, initial=0.0)
-    if p == -math.inf:
-        return np.min(magnitude, axis=axes, keepdims=keepdims, initial=math.inf)
+    xp = namespace_of(a)
+    magnitude = xp.abs(a)
+    if p == math.inf or p == -math.inf:
+        return _extreme(magnitude, axes, keepdims, largest=p > 0)
     if p == 0:
-        nonzero = magnitude != 0
-        return np.sum(nonzero, axis=axes, keepdims=keepdims, dtype=magnitude.dtype)
+        nonzero = xp.astype(xp.not_equal(magnitude, 0), magnitude.dtype)
+        return xp.sum(nonzero, axis=axes, keepdims=keepdims)
     if p == 1:
-        return np.sum(magnitude, axis=axes, keepdims=keepdims)
+        return xp.sum(magnitude, axis=axes, keepdims=keepdims)
     if p == 2:
-        return np.sqrt(np.sum(magnitude * magnitude, axis=axes, keepdims=keepdims))
-    return np.sum(magnitude**p, axis=axes, keepdims=keepdims) ** (1.0 / p)
+        return xp.sqrt(xp.sum(xp.square(magnitude), axis=axes, keepdims=keepdims))
+    return xp.pow(xp.sum(xp.pow(magnitude, p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
 def vector_norm(
@@ -762,25 +862,35 @@ def vector_norm(
     a = array_arg(x, _FLOAT, "vector_norm")
     axes = normalize_axes(axis, a.ndim, "vector_norm")
     p = _norm_order(ord, "vector_norm")
-    return result(_vector_norm(a, axes, bool(keepdims), p), _real_dtype(x.dtype))
+    return as_dtype(call(_vector_norm, a, axes, bool(keepdims), p), _real_dtype(x.dtype))
 
 
-@quiet
-def _matrix_norm(a: Any, ord: Any) -> Any:
-    magnitude = np.abs(a)
+_MATRIX_AXES = (-2, -1)
+
+
+def _matrix_norm(a: Any, ord: Any, keepdims: bool, real: Any) -> Any:
+    """The norms of the matrices of ``a``, of the engine dtype ``real``."""
+    xp = namespace_of(a)
     if ord == "fro":
-        return np.sqrt(np.sum(magnitude * magnitude, axis=(-2, -1)))
-    if ord == "nuc":
-        return np.sum(np.linalg.svd(a, compute_uv=False), axis=-1)
-    if ord in (1, -1):
-        sums = np.sum(magnitude, axis=-2)  # column sums
-    elif ord in (math.inf, -math.inf):
-        sums = np.sum(magnitude, axis=-1)  # row sums
-    else:  # ord in (2, -2): the extreme singular values
-        sums = np.linalg.svd(a, compute_uv=False)
-    if ord > 0:
-        return np.max(sums, axis=-1, initial=0.0)
-    return np.min(sums, axis=-1, initial=math.inf)
+        magnitude = xp.abs(a)
+        return xp.sqrt(xp.sum(xp.square(magnitude), axis=_MATRIX_AXES, keepdims=keepdims))
+    if ord in ("nuc", 2, -2):
+        if min(a.shape[-2:]) == 0:  # no singular values
+            s = xp.zeros((*a.shape[:-2], 0), dtype=real, device=a.device)
+        else:
+            s = xp.linalg.svdvals(a)
+        if ord == "nuc":
+            norms = xp.sum(s, axis=-1)
+        else:  # the extreme singular values
+            norms = _extreme(s, (s.ndim - 1,), False, largest=ord > 0)
+    else:
+        magnitude = xp.abs(a)
+        if ord in (1, -1):
+            sums = xp.sum(magnitude, axis=-2)  # column sums
+        else:  # ord in (inf, -inf)
+            sums = xp.sum(magnitude, axis=-1)  # row sums
+        norms = _extreme(sums, (sums.ndim - 1,), False, largest=ord > 0)
+    return xp.reshape(norms, (*norms.shape, 1, 1)) if keepdims else norms
 
 
 def _matrix_order(ord: Any) -> Any:
@@ -821,8 +931,8 @@ def matrix_norm(
     dlarray.asarray(6.0, dtype=dlarray.float64)
     """
     a = matrix_arg(x, _FLOAT, "matrix_norm")
-    with linalg_errors("matrix_norm"):
-        norms = _matrix_norm(a, _matrix_order(ord))
-    if keepdims:
-        norms = np.asarray(norms)[..., np.newaxis, np.newaxis]
-    return result(norms, _real_dtype(x.dtype))
+    order = _matrix_order(ord)
+    real = _real_dtype(x.dtype)
+    xp = namespace_of(a)
+    norms = compute("matrix_norm", _matrix_norm, a, order, bool(keepdims), engine_dtype(xp, real))
+    return as_dtype(norms, real)

@@ -1,29 +1,41 @@
-"""Argument checks shared by the linear-algebra and FFT functions.
+"""Argument checks and result handling shared by the linear-algebra and
+FFT functions.
 
 The chapter :mod:`dlarray._api.linear_algebra` and the extensions
 :mod:`dlarray.linalg` and :mod:`dlarray.fft` validate their arguments here:
 arrays of a dtype category, pairs of arrays promoted by the standard's
-rules, stacks of (square) matrices, integer arguments, and devices.  Each
-check returns the zero-copy NumPy view the engine computes on, or raises
-the exception the standard's conventions call for (``TypeError`` for a
-wrong type or dtype, ``ValueError`` for a wrong value or shape).
+rules, stacks of (square) matrices, integer arguments, broadcasting stacks.
+Each check returns the zero-copy engine array the engine computes on, or
+raises the exception the standard's conventions call for (``TypeError`` for
+a wrong type or dtype, ``ValueError`` for a wrong value or shape).
+
+They compute through the engine's standard namespace (``namespace_of(a)``
+and its ``linalg`` and ``fft`` extensions) and nothing else, so the same
+code runs on NumPy, CuPy, dpnp and array-api-strict: functions, never an
+engine array's operators (``xp.multiply(a, b)``, not ``a * b``), since the
+engine enters the array's device for its namespace's functions only, and
+CuPy's operators compute on the current GPU.  The standard leaves
+open what a solver does with a singular matrix; dlarray raises
+``ValueError``, with one message on every engine: :func:`factorise` turns
+the engine's report of a failed factorisation (NumPy's ``LinAlgError``)
+into it, and :func:`solver` refuses a result that is not finite, which is
+what an engine that does not report it returns (CuPy, whose linalg error
+checks are off by default), by a check of the result in the standard.
 """
 
 from __future__ import annotations
 
+import math
 import operator
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._operands import binary, unary
+from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
-from dlarray._device import CPU, as_device
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import wrap
+from dlarray._engine.numpy_engine import quiet
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, default_accumulation_dtype
 
 
@@ -67,6 +79,16 @@ def check_matrices(
         )
 
 
+def broadcast_stacks(func: str, what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` (the stack or batch shapes of the operands)
+    broadcast to; ``ValueError`` naming ``what`` does not broadcast."""
+    try:
+        return broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " and ".join(str(s) for s in shapes)
+        raise ValueError(f"{func}: {what} {listed} do not broadcast") from None
+
+
 def int_arg(value: Any, func: str, name: str) -> int:
     """``value`` as a Python int; ``TypeError`` for bools and non-integers."""
     if isinstance(value, bool):
@@ -77,37 +99,99 @@ def int_arg(value: Any, func: str, name: str) -> int:
         raise TypeError(f"{func}: {name} must be an int, got {value!r}") from None
 
 
+# ---- results ----
+
+
 def result(a: Any, dtype: DType) -> DLArray:
     """A fresh engine result brought back as a DLArray of exactly ``dtype``
-    (NumPy's result dtype sometimes differs from the standard's)."""
-    if not hasattr(a, "astype"):  # a Python scalar (engine arrays have astype)
-        a = np.asarray(a)
-    target = numpy_dtype(dtype)
+    (an engine's result dtype sometimes differs from the standard's: NumPy's
+    ``eigvals`` of a real matrix with real eigenvalues is real)."""
+    xp = namespace_of(a)
+    target = engine_dtype(xp, dtype)
     if a.dtype != target:
-        a = a.astype(target)
+        a = xp.astype(a, target)
     return wrap(a)
 
 
-@contextmanager
-def linalg_errors(func: str) -> Iterator[None]:
-    """Report LAPACK failures (a singular matrix, no convergence) as a plain
-    ``ValueError`` naming the dlarray function, not NumPy's ``LinAlgError``."""
+def as_dtype(x: DLArray, dtype: DType) -> DLArray:
+    """``x`` (a fresh result of :func:`call`) as exactly ``dtype``."""
+    if x.dtype is dtype:
+        return x
+    a = engine_view(x)
+    xp = namespace_of(a)
+    return wrap(xp.astype(a, engine_dtype(xp, dtype)))
+
+
+def compute(func: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any) -> DLArray:
+    """``kernel(*args, **kwargs)``, an engine's single-array linalg or fft
+    function, as a DLArray, with floating-point warnings off and the
+    engine's report of a failed factorisation (NumPy's ``LinAlgError``, a
+    ``ValueError`` subclass, which CuPy and array-api-strict raise too) as a
+    ``ValueError`` naming the dlarray function."""
     try:
-        yield
-    except np.linalg.LinAlgError as error:
+        return call(kernel, *args, **kwargs)
+    except ValueError as error:
         raise ValueError(f"{func}: {error}") from None
 
 
-def check_device(device: Any, func: str) -> None:
-    """``device`` must be ``None`` or name the CPU (a :class:`Device` or what
-    :func:`~dlarray._device.as_device` accepts), the one device the NumPy
-    engine creates arrays on; another device is a ``ValueError``."""
-    if device is None:
-        return
-    if as_device(device) != CPU:
-        raise ValueError(
-            f"{func}: cannot create an array on device {device!r}; dlarray computes on {CPU!r} only"
-        )
+def compute_tuple(
+    func: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
+) -> tuple[Any, ...]:
+    """:func:`compute` for kernels that return several engine arrays
+    (``eigh``, ``qr``, ``svd``, ``slogdet``), which are returned as they are."""
+    try:
+        return tuple(quiet(kernel)(*args, **kwargs))
+    except ValueError as error:
+        raise ValueError(f"{func}: {error}") from None
+
+
+def all_true(mask: Any) -> bool:
+    """Whether every element of the boolean engine array ``mask`` is true.
+
+    Counted rather than ``xp.all(mask)``: the same answer, and NumPy counts
+    a whole array in one C call where ``numpy.all`` goes through Python
+    wrappers that cost a third of a small ``inv``.
+    """
+    return int(namespace_of(mask).count_nonzero(mask)) == math.prod(mask.shape)
+
+
+def all_finite(a: Any) -> bool:
+    """Whether every element of the engine array ``a`` is finite."""
+    return all_true(namespace_of(a).isfinite(a))
+
+
+def factorise(
+    func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
+) -> DLArray:
+    """``kernel(*args, **kwargs)``, an engine function that factorises
+    matrices (``inv``, ``solve``, ``cholesky``), as a DLArray; the engine's
+    report of a failed factorisation (NumPy's ``LinAlgError``, a
+    ``ValueError`` on every engine) as ``ValueError(problem)``, one message
+    on every engine.  Engines that do not report it are caught by a check
+    of the result: :func:`solver`, or cholesky's own."""
+    try:
+        return call(kernel, *args, **kwargs)
+    except ValueError:
+        raise ValueError(f"{func}: {problem}") from None
+
+
+def solver(
+    func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
+) -> DLArray:
+    """:func:`factorise` for ``inv`` and ``solve``, whose result must be finite.
+
+    The LU factorisation behind them meets a zero pivot at a singular
+    matrix.  NumPy then raises; CuPy with its error checks off divides by it
+    and returns NaN and infinity.  So a result that is not finite is refused
+    alike on every engine, whatever the engine did to get it: a singular
+    matrix, a result that overflows the dtype (a matrix singular at working
+    precision), or a matrix holding NaN (which NumPy itself refuses or not
+    depending on where LAPACK pivots).
+    """
+    out = factorise(func, problem, kernel, *args, **kwargs)
+    if all_finite(engine_view(out)):
+        return out
+    raise ValueError(f"{func}: {problem}")
 
 
 def accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:

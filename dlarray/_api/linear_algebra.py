@@ -1,10 +1,12 @@
 """The standard's four linear-algebra functions of the main namespace.
 
 ``matmul``, ``matrix_transpose``, ``tensordot`` and ``vecdot`` (the
-``linalg`` extension re-exports them).  Operands are promoted by the
-standard's rules before NumPy sees them, so integer products are computed
-exactly in the promoted dtype, wrapping around on overflow as NumPy's
-integer kernels do, and the same inputs always give the same result.
+``linalg`` extension re-exports them), computed by the engine's standard
+namespace (``namespace_of(a).matmul``, ...).  Operands are promoted by the
+standard's rules before the engine sees them, so integer products are
+computed exactly in the promoted dtype, wrapping around on overflow as the
+engines' integer kernels do, and the same inputs always give the same
+result.
 """
 
 from __future__ import annotations
@@ -12,22 +14,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._linalg_helpers import (
     array_arg,
+    broadcast_stacks,
     check_matrices,
     int_arg,
     two_arrays,
 )
+from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
-from dlarray._engine.routing import call, engine_view
+from dlarray._core import engine_binary as fast_binary
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, namespace_of
 from dlarray._rules import CATEGORIES, AxisError, normalize_axis
 from dlarray._views import permute_dims
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 _NUMERIC = CATEGORIES["numeric"]
+# The C fast path's kernel: the host engine namespace's matmul (NumPy's, or
+# its fix in numpy_engine.FIXES), as for the elementwise functions.
+_HOST_MATMUL = engine_namespace("numpy").matmul
 
 # Kernels run through `call`: floating-point overflow in a product is a
 # value (inf), not an error.
@@ -47,16 +54,15 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1]))
     dlarray.asarray([3, 7], dtype=dlarray.int64)
     """
-    if type(x1) is DLArray and type(x2) is DLArray:
-        # The common case, operands of one dtype on one device, goes straight
-        # to NumPy, which raises ValueError for every shape the standard
-        # rejects; the checks below then name the problem.
-        dtype = x1.dtype
-        if dtype is x2.dtype and dtype in _NUMERIC and x1.device is x2.device:
-            try:
-                return call(np.matmul, engine_view(x1), engine_view(x2))
-            except ValueError:
-                pass
+    # The common case in C: host arrays of one numeric dtype on one device.
+    # NumPy's matmul raises ValueError for every shape the standard rejects;
+    # the checks below then name the problem.
+    try:
+        result = fast_binary(_HOST_MATMUL, _NUMERIC, x1, x2)
+    except ValueError:
+        result = None
+    if result is not None:
+        return result
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")
     if a1.ndim == 0 or a2.ndim == 0:
         raise ValueError(
@@ -71,14 +77,8 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
             f"{a1.shape} and {a2.shape}"
         )
     if a1.ndim > 2 or a2.ndim > 2:
-        stacks = (a1.shape[:-2], a2.shape[:-2])
-        try:
-            np.broadcast_shapes(*stacks)
-        except ValueError:
-            raise ValueError(
-                f"matmul: the stack shapes {stacks[0]} and {stacks[1]} do not broadcast"
-            ) from None
-    return call(np.matmul, a1, a2)
+        broadcast_stacks("matmul", "the stack shapes", a1.shape[:-2], a2.shape[:-2])
+    return call(namespace_of(a1).matmul, a1, a2)
 
 
 def matrix_transpose(x: DLArray, /) -> DLArray:
@@ -161,12 +161,9 @@ def tensordot(
                 f"tensordot: axis {i} of x1 (size {a1.shape[i]}) and axis {j} of x2 "
                 f"(size {a2.shape[j]}) differ in size; contracted axes do not broadcast"
             )
-    return call(_tensordot, a1, a2, (axes1, axes2))
-
-
-def _tensordot(a1: Any, a2: Any, axes: Any) -> Any:
-    # axes by keyword: dpnp's tensordot takes it keyword-only.
-    return np.tensordot(a1, a2, axes=axes)
+    # axes as a pair of tuples, the standard's form, by keyword (dpnp's
+    # tensordot takes it keyword-only).
+    return call(namespace_of(a1).tensordot, a1, a2, axes=(tuple(axes1), tuple(axes2)))
 
 
 def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
@@ -199,12 +196,12 @@ def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
             f"vecdot: the vectors along axis {axis} differ in size ({a1.shape[axis]} != "
             f"{a2.shape[axis]}); the contracted axis does not broadcast"
         )
-    if axis != -1:
-        a1, a2 = np.moveaxis(a1, axis, -1), np.moveaxis(a2, axis, -1)
+    # The other axes broadcast, the shapes aligned on the right (the vector
+    # axis, of equal sizes, broadcasts with itself).
     try:
-        return call(np.vecdot, a1, a2)
+        broadcast_shapes(a1.shape, a2.shape)
     except ValueError:
-        # The vector axes match (checked above): the other axes do not broadcast.
         raise ValueError(
             f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast outside axis {axis}"
         ) from None
+    return call(namespace_of(a1).vecdot, a1, a2, axis=axis)

@@ -113,12 +113,12 @@ def wrap(a: Any) -> DLArray:
     return numpy_engine.wrap(a)
 
 
-def _call_with_errstate(kernel: Any, *args: Any) -> DLArray:  # pragma: no cover
+def _call_with_errstate(kernel: Any, *args: Any, **kwargs: Any) -> DLArray:  # pragma: no cover
     with np.errstate(all="ignore"):
-        return wrap(kernel(*args))
+        return wrap(kernel(*args, **kwargs))
 
 
-#: call(kernel, *arrays) -> the kernel's result as a DLArray, computed with
+#: call(kernel, *args, **kwargs) -> the kernel's result as a DLArray, computed with
 #: NumPy's floating-point warnings off (in C, once dlarray/__init__.py has
 #: registered the engine; see numpy_engine's notes on the error state).
 call = _core.engine_call if numpy_engine.ERROR_STATE is not None else _call_with_errstate
