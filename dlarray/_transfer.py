@@ -5,7 +5,9 @@ One copy primitive serves every path that moves data: ``to_device``,
 producer's ``__dlpack__(dl_device=..., copy=True)``.  Host-to-host copies
 are the C core's strided copy; anything touching CUDA memory is one
 ``cudaMemcpyAsync`` (direction inferred from unified addresses) on dlarray's
-work stream, followed by a wait when the host will read the result;
+work stream, after dlarray's earlier work on both ends (on whatever stream
+and GPU it was queued: see :mod:`dlarray._cuda.streams`), followed by a wait
+when the host will read the result;
 anything touching SYCL USM is one ``queue.memcpy`` (which waits) on the
 queue of the SYCL end, after that queue's pending work.  CUDA and SYCL
 memory never meet: a copy between them goes through the host.
@@ -97,7 +99,9 @@ def _compact_on_host(x: DLArray) -> DLArray:
 
 
 def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
-    """A contiguous copy made by CuPy (which says so when it is missing)."""
+    """A contiguous copy made by CuPy (which says so when it is missing), on
+    its current stream, after dlarray's earlier work on ``x``'s memory."""
+    family_of(x.device).before_compute(x.device)
     compact = cupy_engine.wrap(cupy_engine.to_cupy(x).copy(order="C"))
     return compact if target == x.device else copy_to_device(compact, target)
 

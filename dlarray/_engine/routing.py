@@ -4,9 +4,11 @@ operation makes through it.
 
 :func:`engine_view` views a DLArray as its engine's array (NumPy on the
 host, CuPy on CUDA device memory, dpnp on SYCL USM), zero-copy, and caches
-the view on the array; :func:`wrap` brings an engine's result back as a
-DLArray, zero-copy.  :func:`call` runs a kernel between the two in C, and
-:func:`namespace_of` is the engine's standard namespace the chapters
+the view on the array; each time, it first has the memory family order
+dlarray's pending device work before the engine's (see
+:mod:`dlarray._cuda.streams`).  :func:`wrap` brings an engine's result back
+as a DLArray, zero-copy.  :func:`call` runs a kernel between the two in C,
+and :func:`namespace_of` is the engine's standard namespace the chapters
 compute through (:mod:`dlarray._engine.namespaces`).
 """
 
@@ -22,6 +24,7 @@ from dlarray._array import DLArray
 from dlarray._device import KINDS
 from dlarray._engine import cupy_engine, namespaces, numpy_engine, strict_engine, sycl_engine
 from dlarray._engine.namespaces import engine_dtype, namespace_of
+from dlarray._storage.family import FAMILIES, MemoryFamily
 
 __all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap"]
 
@@ -64,23 +67,43 @@ namespaces.register("array_api_strict", strict_engine.namespace)
 _VIEWER_OF_TYPE = {
     int(kind.device_type): _VIEWERS[kind.engine] for kind in KINDS.values() if kind.engine
 }
+# DLPack device type -> what orders dlarray's pending work on that memory
+# before an engine computes on it: the families that queue work of their
+# own (CUDA's streams); the others' before_compute does nothing.
+_BEFORE_COMPUTE = {
+    int(kind.device_type): family.before_compute
+    for kind in KINDS.values()
+    if type(family := FAMILIES[kind.family]).before_compute is not MemoryFamily.before_compute
+}
 _ENGINE_KINDS = "host memory (NumPy), CUDA device memory (CuPy), SYCL USM (dpnp)"
 
 
 def engine_view(x: DLArray) -> Any:
-    """``x`` as its engine's array, zero-copy (made once, then cached)."""
+    """``x`` as its engine's array, zero-copy (made once, then cached),
+    with dlarray's pending device work on its memory ordered before the
+    engine's (CUDA: the engine's stream waits, or the host for NumPy)."""
     view = x._engine_view
-    # (Under the foreign engine, a NumPy view that creation cached is not
-    # the host engine's and is replaced.)
-    if view is not None and (_HOST_IS_NUMPY or type(view) is not _ndarray):
+    if type(view) is _ndarray:
+        if _HOST_IS_NUMPY:
+            return view  # host memory: the common case, nothing to order
+        # (under the foreign engine, a NumPy view that creation cached is not
+        # the host engine's and is replaced below)
+    elif view is not None:
+        before = _BEFORE_COMPUTE.get(x._dl_device[0])
+        if before is not None:
+            before(x.device)
         return view
-    viewer = _VIEWER_OF_TYPE.get(x._dl_device[0])
+    device_type = x._dl_device[0]
+    viewer = _VIEWER_OF_TYPE.get(device_type)
     if viewer is None:
         raise BufferError(
             f"dlarray computes on {_ENGINE_KINDS}, and this array lives on {x.device}; "
             f"view it zero-copy with numpy.from_dlpack(x) (managed and pinned memory), "
             f"or copy it with x.to_device('cpu') or x.to_device('cuda')"
         )
+    before = _BEFORE_COMPUTE.get(device_type)
+    if before is not None:
+        before(x.device)
     view = viewer(x)
     x._engine_view = view
     return view
