@@ -172,6 +172,31 @@ def test_a_copy_to_the_host_waits_for_work_on_another_stream(fake, cupy):
 
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
+def test_the_host_waits_once_for_work_on_managed_and_pinned_memory(fake, kind):
+    x = dlarray.zeros(3, device=kind)  # a memset on the GPU's stream
+    fake.calls.clear()
+    assert np.asarray(x).tolist() == [0.0, 0.0, 0.0]  # __array__: the host reads
+    assert fake.calls == [("stream_synchronize", 1)]
+    fake.calls.clear()
+    np.asarray(x)
+    np.from_dlpack(x)  # stream=None: the host reads at once
+    dlarray.sin(x)  # NumPy computes on the memory
+    assert [name for name in fake.names() if not name.startswith("malloc")] == []
+
+
+@pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
+def test_the_host_waits_for_a_gpu_reading_the_memory_before_writing_it(fake, kind):
+    # A copy to GPU memory reads the managed or pinned source on a stream;
+    # the host must not overwrite the source before that copy is done.
+    x = dlarray.asarray([1.0, 2.0], device=kind)
+    y = x.to_device("cuda")
+    fake.calls.clear()
+    x[0] = 5.0
+    assert fake.calls == [("stream_synchronize", 1)]
+    assert np.from_dlpack(y.to_device("cpu")).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
 def test_managed_and_pinned_memory_is_idle_when_no_work_was_queued(fake, kind):
     x = dlarray.empty(3, device=kind)  # no memset, no copy
     fake.calls.clear()

@@ -3,13 +3,16 @@ memory-kind table (:mod:`dlarray._device`), and the two crossings every
 operation makes through it.
 
 :func:`engine_view` views a DLArray as its engine's array (NumPy on the
-host, CuPy on CUDA device memory, dpnp on SYCL USM), zero-copy, and caches
-the view on the array; each time, it first has the memory family order
-dlarray's pending device work before the engine's (see
-:mod:`dlarray._cuda.streams`).  :func:`wrap` brings an engine's result back
-as a DLArray, zero-copy.  :func:`call` runs a kernel between the two in C,
-and :func:`namespace_of` is the engine's standard namespace the chapters
-compute through (:mod:`dlarray._engine.namespaces`).
+host, CuPy on CUDA device memory, dpnp on SYCL USM, and NumPy through host
+views on CUDA managed and pinned memory, see
+:mod:`dlarray._engine.host_view_engine`), zero-copy, and caches the view on
+the array; each time, it first has the memory family order dlarray's
+pending device work before the engine's (see :mod:`dlarray._cuda.streams`).
+:func:`wrap` brings an engine's result back as a DLArray, zero-copy (a host
+view's result lands in its input's memory kind).  :func:`call` runs a
+kernel between the two in C, and :func:`namespace_of` is the engine's
+standard namespace the chapters compute through
+(:mod:`dlarray._engine.namespaces`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,14 @@ import numpy as np
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import KINDS
-from dlarray._engine import cupy_engine, namespaces, numpy_engine, strict_engine, sycl_engine
+from dlarray._engine import (
+    cupy_engine,
+    host_view_engine,
+    namespaces,
+    numpy_engine,
+    strict_engine,
+    sycl_engine,
+)
 from dlarray._engine.namespaces import engine_dtype, namespace_of
 from dlarray._storage.family import FAMILIES, MemoryFamily
 
@@ -62,11 +72,14 @@ namespaces.register("numpy", numpy_engine.namespace)
 namespaces.register("cupy", cupy_engine.namespace)
 namespaces.register("dpnp", sycl_engine.namespace)
 namespaces.register("array_api_strict", strict_engine.namespace)
+namespaces.register(host_view_engine.ENGINE_MODULE, host_view_engine.namespace)
 # DLPack device type -> its viewer.  The SYCL kinds share one device type
 # and one engine, so the device type is enough (and a C attribute to read).
 _VIEWER_OF_TYPE = {
     int(kind.device_type): _VIEWERS[kind.engine] for kind in KINDS.values() if kind.engine
 }
+# Managed and pinned memory: NumPy, through host views.
+_VIEWER_OF_TYPE.update(dict.fromkeys(host_view_engine.VIEW_TYPES, host_view_engine.to_host_view))
 # DLPack device type -> what orders dlarray's pending work on that memory
 # before an engine computes on it: the families that queue work of their
 # own (CUDA's streams); the others' before_compute does nothing.
@@ -75,7 +88,10 @@ _BEFORE_COMPUTE = {
     for kind in KINDS.values()
     if type(family := FAMILIES[kind.family]).before_compute is not MemoryFamily.before_compute
 }
-_ENGINE_KINDS = "host memory (NumPy), CUDA device memory (CuPy), SYCL USM (dpnp)"
+_ENGINE_KINDS = (
+    "host memory (NumPy), CUDA device memory (CuPy), CUDA managed and pinned memory "
+    "(NumPy), SYCL USM (dpnp)"
+)
 
 
 def engine_view(x: DLArray) -> Any:
@@ -98,8 +114,8 @@ def engine_view(x: DLArray) -> Any:
     if viewer is None:
         raise BufferError(
             f"dlarray computes on {_ENGINE_KINDS}, and this array lives on {x.device}; "
-            f"view it zero-copy with numpy.from_dlpack(x) (managed and pinned memory), "
-            f"or copy it with x.to_device('cpu') or x.to_device('cuda')"
+            f"copy it with x.to_device('cpu'), or view it with another library through "
+            f"DLPack"
         )
     before = _BEFORE_COMPUTE.get(device_type)
     if before is not None:
@@ -126,6 +142,8 @@ def wrap(a: Any) -> DLArray:
         return x
     if type(a) is DLArray:  # an engine adapter's result, already adopted
         return a
+    if isinstance(a, host_view_engine.HostView):  # onto its input's memory kind
+        return host_view_engine.wrap(a)
     if cupy_engine.is_cupy_array(a):
         return cupy_engine.wrap(a)
     if strict_engine.is_strict_array(a):
