@@ -28,30 +28,28 @@ Where dlarray's work is: one state per memory
 
 Every CUDA memory -- one GPU's device memory (``Device("cuda", i)``), the
 managed memory, the pinned memory -- is in one of two states, kept here
-(:data:`_pending`):
+per runtime:
 
 * **idle**: no work dlarray queued on it can still be running;
 * **on (g, S)**: every piece of work dlarray queued on it (a memset, a copy
   from or to it, a CuPy kernel, an import the producer ordered) comes
   before the current end of stream ``S`` on GPU ``g``.
 
-=========================================  ===========  ======================================
-what happens                               state after  what dlarray does first
-=========================================  ===========  ======================================
-dlarray queues work touching the memory    on (g, T)    idle or on (g, T): nothing;
-on stream T of GPU g (:func:`queued_on`:                on (h, S), another stream: record
-a memset, a copy, a CuPy computation, an                an event on S (on GPU h) and make T
-import)                                                 wait for it (``cudaStreamWaitEvent``)
-a consumer will use it on stream C         unchanged    idle, on C itself, or C == -1:
-(``__dlpack__(stream=C)``,                              nothing; on (h, S): event on S,
-``to_device(..., stream=C)``)                           C waits (the host does not block)
-the host reads or writes it (``__array__``,  idle       idle: nothing; on (h, S):
-the buffer protocol, NumPy computing on                 ``cudaStreamSynchronize(S)``
-managed or pinned memory, a copy to the
-host, a consumer that passes
-``stream=None`` for managed or pinned
-memory)
-=========================================  ===========  ======================================
+And three things happen to it:
+
+* **dlarray queues work touching it on stream T of GPU g** (a memset, a
+  copy, a CuPy computation, an import; :func:`queued_on`, :func:`enter`):
+  if it is on (h, S) with another stream or GPU, an event is recorded on S
+  (on GPU h) and T waits for it (``cudaStreamWaitEvent``); it is then on
+  (g, T);
+* **a consumer will read it on stream C** (``__dlpack__(stream=C)``,
+  ``to_device(..., stream=C)``; :func:`order_for_consumer`): if it is on
+  (h, S) with S not C, an event on S, and C waits; the state stays;
+* **the host reads or writes it** (``__array__``, the buffer protocol,
+  NumPy computing on managed or pinned memory, a copy to host-readable
+  memory, a consumer passing ``stream=None`` for managed or pinned memory;
+  :func:`synchronize_for_host`): if it is on (h, S),
+  ``cudaStreamSynchronize(S)``; it is then idle.
 
 Every crossing to another stream chains the new stream after the old one,
 so dlarray's work on one memory is one ordered line however often the
@@ -77,14 +75,14 @@ One export, as producer (:func:`order_for_consumer`)
    memory's pending work (``cudaStreamSynchronize``), because the consumers
    that pass no stream, like NumPy, read that memory from the host at once;
 4. otherwise the consumer's stream waits for the memory's pending work, as
-   in the table above.
+   above.
 
 Without a loaded CUDA runtime dlarray cannot have queued work on the
 memory (every copy and kernel of its own needs the runtime), so after
 validation there is nothing to order.
 
 As consumer, dlarray passes its work stream on the producer's GPU
-(:func:`work_stream_for`), after ordering its own pending work there.
+(:func:`enter`), after ordering its own pending work there.
 """
 
 from __future__ import annotations
