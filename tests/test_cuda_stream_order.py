@@ -62,15 +62,25 @@ def wait(on_gpu, on_stream, waiting_gpu, waiting_stream, event=1):
 
 
 def test_a_consumer_on_another_stream_waits_for_the_memset_where_it_ran(fake, cupy):
-    a = fake.new_stream(0)
+    a, b = fake.new_stream(0), fake.new_stream(0)
     with cupy.use(a):
         x = dlarray.zeros(3, device="cuda")  # the memset runs on stream a
     assert fake.calls == [("malloc", 24, 0), ("memset", 24, a)]
     fake.calls.clear()
-    # Back on the null stream: the event is recorded on a, where the memset
-    # is, not on today's work stream.
-    x.__dlpack__(stream=0x7F00)
-    assert fake.placed() == wait(0, a, 0, 0x7F00)
+    with cupy.use(b):  # CuPy's current stream is now b
+        x.__dlpack__(stream=b)  # (what cupy.from_dlpack(x) passes)
+    # The event is recorded on a, where the memset is, not on today's stream.
+    assert fake.placed() == wait(0, a, 0, b)
+
+
+def test_a_consumer_on_a_third_stream_waits_through_the_work_stream(fake, cupy):
+    a = fake.new_stream(0)
+    with cupy.use(a):
+        x = dlarray.zeros(3, device="cuda")
+    fake.calls.clear()
+    x.__dlpack__(stream=0x7F00)  # CuPy's null stream (1) is current
+    # a's work is chained onto the work stream, which the consumer waits for.
+    assert fake.placed() == [*wait(0, a, 0, 1), *wait(0, 1, 0, 0x7F00, event=2)]
 
 
 def test_a_consumer_on_the_streams_own_stream_waits_for_nothing(fake, cupy):
@@ -141,7 +151,8 @@ def test_a_stream_switch_chains_every_earlier_stream(fake, cupy):
     with cupy.use(b):
         y = dlarray.zeros(3, device="cuda")  # b waits for a: one line of work
     fake.calls.clear()
-    x.__dlpack__(stream=c)  # waits on b, which comes after a
+    with cupy.use(c):
+        x.__dlpack__(stream=c)  # waits on b, which comes after a
     assert fake.placed() == wait(0, b, 0, c, event=2)
     assert y.device == x.device
 
@@ -164,45 +175,57 @@ def test_a_copy_to_the_host_waits_for_work_on_another_stream(fake, cupy):
         ("stream_synchronize", b),
     ]
     assert np.from_dlpack(h).tolist() == [0.0, 0.0, 0.0]
-    # The host waited for b, and b for a: nothing of dlarray's is pending.
+    # The host waited for b, and b for a: nothing of dlarray's is pending,
+    # and a consumer waits for the work stream alone.
     assert streams.pending(GPU0) is None
     fake.calls.clear()
     x.__dlpack__(stream=0x7F00)
-    assert fake.calls == []
+    assert fake.placed() == wait(0, 1, 0, 0x7F00, event=2)
 
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
-def test_the_host_waits_once_for_work_on_managed_and_pinned_memory(fake, kind):
-    x = dlarray.zeros(3, device=kind)  # a memset on the GPU's stream
+def test_the_host_waits_for_work_on_managed_and_pinned_memory(fake, cupy, kind):
+    a = fake.new_stream(0)
+    with cupy.use(a):
+        x = dlarray.zeros(3, device=kind)  # a memset on GPU 0's stream a
     fake.calls.clear()
     assert np.asarray(x).tolist() == [0.0, 0.0, 0.0]  # __array__: the host reads
-    assert fake.calls == [("stream_synchronize", 1)]
+    assert fake.placed() == [*wait(0, a, 0, 1), (0, "stream_synchronize", 1)]
+    assert streams.pending(x.device) is None
     fake.calls.clear()
-    np.asarray(x)
+    # Idle now: each host access waits for the work stream alone.
+    np.asarray(x)  # __array__
     np.from_dlpack(x)  # stream=None: the host reads at once
     dlarray.sin(x)  # NumPy computes on the memory
-    assert [name for name in fake.names() if not name.startswith("malloc")] == []
+    calls = [c for c in fake.calls if not c[0].startswith("malloc")]
+    assert calls == [("stream_synchronize", 1)] * 3
 
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
-def test_the_host_waits_for_a_gpu_reading_the_memory_before_writing_it(fake, kind):
+def test_the_host_waits_for_a_gpu_reading_the_memory_before_writing_it(fake, cupy, kind):
     # A copy to GPU memory reads the managed or pinned source on a stream;
     # the host must not overwrite the source before that copy is done.
+    a = fake.new_stream(0)
     x = dlarray.asarray([1.0, 2.0], device=kind)
-    y = x.to_device("cuda")
+    with cupy.use(a):
+        y = x.to_device("cuda")  # reads x on stream a
     fake.calls.clear()
     x[0] = 5.0
-    assert fake.calls == [("stream_synchronize", 1)]
+    assert fake.placed()[:5] == [*wait(0, a, 0, 1), (0, "stream_synchronize", 1)]
     assert np.from_dlpack(y.to_device("cpu")).tolist() == [1.0, 2.0]
 
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
-def test_managed_and_pinned_memory_is_idle_when_no_work_was_queued(fake, kind):
+def test_idle_memory_is_ordered_after_the_work_stream_alone(fake, cupy, kind):
+    # Readers wait for the work stream (CuPy's current one, where whoever
+    # hands arrays between CuPy and dlarray works) even with nothing pending.
+    b = fake.new_stream(0)
     x = dlarray.empty(3, device=kind)  # no memset, no copy
     fake.calls.clear()
-    np.from_dlpack(x)
-    x.__dlpack__(stream=0x7F00)
-    assert fake.calls == []
+    with cupy.use(b):
+        np.from_dlpack(x)
+        x.__dlpack__(stream=0x7F00)
+    assert fake.placed() == [(0, "stream_synchronize", b), *wait(0, b, 0, 0x7F00)]
 
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
@@ -210,8 +233,8 @@ def test_a_consumer_stream_for_managed_memory_waits_on_the_gpu(fake, cupy, kind)
     a = fake.new_stream(0)
     with cupy.use(a):
         x = dlarray.zeros(3, device=kind)
-    fake.calls.clear()
-    x.__dlpack__(stream=0x7F00)  # a stream: the consumer reads on the GPU
+        fake.calls.clear()
+        x.__dlpack__(stream=0x7F00)  # a stream: the consumer reads on the GPU
     assert fake.placed() == wait(0, a, 0, 0x7F00)
 
 

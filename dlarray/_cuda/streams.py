@@ -35,21 +35,26 @@ per runtime:
   from or to it, a CuPy kernel, an import the producer ordered) comes
   before the current end of stream ``S`` on GPU ``g``.
 
-And three things happen to it:
+Work is queued on dlarray's *work stream* T of a GPU g, and every reader
+first chains the memory's earlier work onto it (:func:`queued_on`):
 
-* **dlarray queues work touching it on stream T of GPU g** (a memset, a
-  copy, a CuPy computation, an import; :func:`queued_on`, :func:`enter`):
-  if it is on (h, S) with another stream or GPU, an event is recorded on S
-  (on GPU h) and T waits for it (``cudaStreamWaitEvent``); it is then on
-  (g, T);
+* **dlarray queues work touching it on (g, T)** (a memset, a copy, a CuPy
+  computation, an import; :func:`queued_on`, :func:`enter`): if it is on
+  (h, S) with another stream or GPU, an event is recorded on S (on GPU h)
+  and T waits for it (``cudaStreamWaitEvent``); it is then on (g, T);
 * **a consumer will read it on stream C** (``__dlpack__(stream=C)``,
-  ``to_device(..., stream=C)``; :func:`order_for_consumer`): if it is on
-  (h, S) with S not C, an event on S, and C waits; the state stays;
+  ``to_device(..., stream=C)``; :func:`order_for_consumer`): the same, then
+  C waits for an event on T, if C is not T;
 * **the host reads or writes it** (``__array__``, the buffer protocol,
   NumPy computing on managed or pinned memory, a copy to host-readable
   memory, a consumer passing ``stream=None`` for managed or pinned memory;
-  :func:`synchronize_for_host`): if it is on (h, S),
-  ``cudaStreamSynchronize(S)``; it is then idle.
+  :func:`synchronize_for_host`): the same, then ``cudaStreamSynchronize(T)``;
+  it is then idle.
+
+Readers wait for the work stream even when the memory is idle, as DLPack's
+rules always had dlarray do: the work stream is CuPy's current stream, where
+CuPy -- and so whoever hands arrays between dlarray and CuPy -- works on
+dlarray's memory.
 
 Every crossing to another stream chains the new stream after the old one,
 so dlarray's work on one memory is one ordered line however often the
@@ -62,8 +67,8 @@ work, and later work on the source waits for the copy.
 
 Two limits: the state is shared by every thread (a lock guards it), but the
 per-thread default stream (2) of one thread cannot be waited for from
-another; and work queued on dlarray's memory by other libraries after they
-imported it is theirs to order.
+another; and work that other libraries queue on dlarray's memory, on
+streams other than the work stream, is theirs to order.
 
 One export, as producer (:func:`order_for_consumer`)
 ----------------------------------------------------
@@ -72,10 +77,10 @@ One export, as producer (:func:`order_for_consumer`)
    or a negative value other than -1);
 2. ``-1``: do nothing;
 3. managed or pinned memory with ``stream=None``: the host waits for the
-   memory's pending work (``cudaStreamSynchronize``), because the consumers
-   that pass no stream, like NumPy, read that memory from the host at once;
-4. otherwise the consumer's stream waits for the memory's pending work, as
-   above.
+   memory's pending work and the work stream (``cudaStreamSynchronize``),
+   because the consumers that pass no stream, like NumPy, read that memory
+   from the host at once;
+4. otherwise the consumer's stream waits for them (events), as above.
 
 Without a loaded CUDA runtime dlarray cannot have queued work on the
 memory (every copy and kernel of its own needs the runtime), so after
@@ -302,21 +307,18 @@ def order_for_consumer(stream: object, device: Device, func: str = "__dlpack__")
         # that pass no stream (NumPy) read them from the host at once.
         synchronize_for_host(device)
         return
-    where = pending(device)
-    if where is None:
-        return
-    with runtime.on_device(gpu_of(device)) as rt, _lock:
-        _wait(rt, (rt.current_device(), consumer), where)
+    with queued_on((device,), gpu_of(device)) as queue:
+        make_wait(queue.rt, consumer, queue.stream)
 
 
 def synchronize_for_host(device: Device) -> None:
-    """Block until dlarray's work on CUDA memory ``device`` is done, before
-    the host reads or writes it."""
+    """Block until dlarray's work on CUDA memory ``device`` is done, and the
+    work on its work stream, before the host reads or writes the memory."""
     if not runtime.available():
         return  # no runtime: no work of dlarray's can be pending
-    where = pending(device)
-    if where is not None:
-        synchronize(where.gpu, where.stream)
+    with queued_on((device,), gpu_of(device)) as queue:
+        pass
+    synchronize(queue.gpu, queue.stream)
 
 
 def before_compute(device: Device) -> None:
