@@ -371,3 +371,19 @@ def test_a_synchronisation_leaves_work_queued_during_it_pending():
         assert streams.pending(GPU1)[:2] == (1, 1)  # another GPU's stream
         y.to_device("cpu")
         assert streams.pending(GPU1) is None
+
+
+def test_the_hosts_fast_path_ends_once_ordered_memory_is_met(fake, monkeypatch):
+    # engine_view returns cached views at once until the process first meets
+    # a view of memory with device work to order: made, or a result wrapped.
+    monkeypatch.setattr(routing, "_RETURN_CACHED", True)
+    x = dlarray.zeros(3, device="cuda_managed")
+    view = routing.engine_view(x)
+    assert routing._RETURN_CACHED is False
+    monkeypatch.setattr(routing, "_RETURN_CACHED", True)
+    y = routing.wrap(np.sin(view))  # a result met through wrap
+    assert routing._RETURN_CACHED is False
+    routing.engine_view(y)
+    fake.calls.clear()
+    routing.engine_view(y)  # cached, and still ordered
+    assert fake.calls == [("stream_synchronize", 1)]

@@ -94,22 +94,32 @@ _ENGINE_KINDS = (
 )
 
 
+# Whether engine_view may return a cached view at once.  Only views of
+# memory with device work to order (_BEFORE_COMPUTE: CUDA's) need a check
+# each time; until this process first computes on such memory (made or met
+# one of their views), the host's hot path pays nothing for it.  Never under
+# the foreign engine, which replaces the NumPy views creation caches.
+_RETURN_CACHED = _HOST_IS_NUMPY
+
+
+def _views_need_ordering() -> None:
+    global _RETURN_CACHED
+    _RETURN_CACHED = False
+
+
 def engine_view(x: DLArray) -> Any:
     """``x`` as its engine's array, zero-copy (made once, then cached),
     with dlarray's pending device work on its memory ordered before the
     engine's (CUDA: the engine's stream waits, or the host for NumPy)."""
     view = x._engine_view
-    if type(view) is _ndarray:
-        if _HOST_IS_NUMPY:
-            return view  # host memory: the common case, nothing to order
-        # (under the foreign engine, a NumPy view that creation cached is not
-        # the host engine's and is replaced below)
-    elif view is not None:
-        before = _BEFORE_COMPUTE.get(x._dl_device[0])
+    if view is not None and _RETURN_CACHED:
+        return view
+    device_type = x._dl_device[0]
+    before = _BEFORE_COMPUTE.get(device_type)
+    if view is not None and (_HOST_IS_NUMPY or type(view) is not _ndarray):
         if before is not None:
             before(x.device)
         return view
-    device_type = x._dl_device[0]
     viewer = _VIEWER_OF_TYPE.get(device_type)
     if viewer is None:
         raise BufferError(
@@ -117,8 +127,8 @@ def engine_view(x: DLArray) -> Any:
             f"copy it with x.to_device('cpu'), or view it with another library through "
             f"DLPack"
         )
-    before = _BEFORE_COMPUTE.get(device_type)
     if before is not None:
+        _views_need_ordering()
         before(x.device)
     view = viewer(x)
     x._engine_view = view
@@ -143,8 +153,10 @@ def wrap(a: Any) -> DLArray:
     if type(a) is DLArray:  # an engine adapter's result, already adopted
         return a
     if isinstance(a, host_view_engine.HostView):  # onto its input's memory kind
+        _views_need_ordering()
         return host_view_engine.wrap(a)
     if cupy_engine.is_cupy_array(a):
+        _views_need_ordering()
         return cupy_engine.wrap(a)
     if strict_engine.is_strict_array(a):
         return strict_engine.wrap(a)
