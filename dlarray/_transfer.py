@@ -5,7 +5,9 @@ One copy primitive serves every path that moves data: ``to_device``,
 producer's ``__dlpack__(dl_device=..., copy=True)``.  Host-to-host copies
 are the C core's strided copy; anything touching CUDA memory is one
 ``cudaMemcpyAsync`` (direction inferred from unified addresses) on dlarray's
-work stream, followed by a wait when the host will read the result;
+work stream, after dlarray's earlier work on both ends (on whatever stream
+and GPU it was queued: see :mod:`dlarray._cuda.streams`), followed by a wait
+when the host will read the result;
 anything touching SYCL USM is one ``queue.memcpy`` (which waits) on the
 queue of the SYCL end, after that queue's pending work.  CUDA and SYCL
 memory never meet: a copy between them goes through the host.
@@ -25,7 +27,7 @@ from typing import Any
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import CPU, Device
-from dlarray._engine import cupy_engine
+from dlarray._engine.routing import engine_view, wrap
 from dlarray._storage.allocation import new_array, storage_bytes
 from dlarray._storage.family import family_of
 
@@ -97,8 +99,10 @@ def _compact_on_host(x: DLArray) -> DLArray:
 
 
 def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
-    """A contiguous copy made by CuPy (which says so when it is missing)."""
-    compact = cupy_engine.wrap(cupy_engine.to_cupy(x).copy(order="C"))
+    """A contiguous copy made by CuPy (which says so when it is missing), on
+    its current stream, after dlarray's earlier work on ``x``'s memory (the
+    engine view orders it)."""
+    compact = wrap(engine_view(x).copy(order="C"))
     return compact if target == x.device else copy_to_device(compact, target)
 
 

@@ -6,12 +6,39 @@ host memory: "device" allocations are ctypes buffers, copies are
 (copies land where they should) and the protocol (which streams and events
 were used; that nothing synchronised the whole device, which this runtime
 cannot even do).  Install it with ``dlarray._cuda.runtime.use_runtime``.
+
+Each logged call is a tuple, ``("event_record", event, stream)``, that also
+knows the GPU current when it was made (``call.device``; ``placed()`` lists
+them as ``(device, name, ...)``).  The runtime holds CUDA's own rules where
+a GPU would fail: an event is recorded on the GPU it was made on, a stream
+made with :meth:`FakeRuntime.new_stream` is used only on its own GPU (the
+handles 1 and 2, the default streams, belong to every GPU), and a destroyed
+event is never used.
+
+:class:`FakeCupy` stands in for the little of CuPy that dlarray's stream
+choice reads (its current stream on the current GPU), so that tests can
+switch CuPy's current stream as ``with cupy.cuda.Stream():`` does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import types
+from collections.abc import Iterator
 from typing import Any
+
+
+class Call(tuple):  # type: ignore[type-arg]
+    """One logged call, ``(name, *arguments)``, made while GPU ``device``
+    was current.  It compares as the plain tuple."""
+
+    device: int
+
+    def __new__(cls, items: tuple[Any, ...], device: int) -> Call:
+        call = super().__new__(cls, items)
+        call.device = device
+        return call
 
 
 class FakeRuntime:
@@ -23,7 +50,16 @@ class FakeRuntime:
         self.calls: list[tuple[Any, ...]] = []
         self.live: dict[int, tuple[str, Any]] = {}  # pointer -> (kind, buffer)
         self.freed: list[int] = []
-        self._events = 0
+        self.streams: dict[int, int] = {}  # a stream made by new_stream -> its GPU
+        self._events: dict[int, int] = {}  # a live event -> its GPU
+        self._made = 0
+
+    def _log(self, *call: Any) -> None:
+        self.calls.append(Call(call, self.device))
+
+    def _check_stream(self, stream: int, call: str) -> None:
+        gpu = self.streams.get(stream, self.device)
+        assert gpu == self.device, f"{call}: stream {stream:#x} of GPU {gpu} used on {self.device}"
 
     # -- devices --
     def device_count(self) -> int:
@@ -34,7 +70,7 @@ class FakeRuntime:
 
     def set_device(self, index: int) -> None:
         assert 0 <= index < self.gpus, f"set_device({index}) with {self.gpus} GPUs"
-        self.calls.append(("set_device", index))
+        self._log("set_device", index)
         self.device = index
 
     # -- memory --
@@ -42,7 +78,7 @@ class FakeRuntime:
         buffer = ctypes.create_string_buffer(nbytes)
         pointer = ctypes.addressof(buffer)
         self.live[pointer] = (kind, buffer)
-        self.calls.append((kind, nbytes, self.device))
+        self._log(kind, nbytes, self.device)
         return pointer
 
     def malloc(self, nbytes: int) -> int:
@@ -66,31 +102,95 @@ class FakeRuntime:
         self._release(pointer, ("malloc_host",))
 
     def memcpy_async(self, dst: int, src: int, nbytes: int, stream: int) -> None:
-        self.calls.append(("memcpy", nbytes, stream))
+        self._check_stream(stream, "cudaMemcpyAsync")
+        self._log("memcpy", nbytes, stream)
         ctypes.memmove(dst, src, nbytes)
 
     def memset_async(self, pointer: int, value: int, nbytes: int, stream: int) -> None:
-        self.calls.append(("memset", nbytes, stream))
+        self._check_stream(stream, "cudaMemsetAsync")
+        self._log("memset", nbytes, stream)
         ctypes.memset(pointer, value, nbytes)
 
     # -- streams and events --
+    def new_stream(self, gpu: int) -> int:
+        """A stream handle of GPU ``gpu`` (as ``cudaStreamCreate`` there)."""
+        handle = 0x5000 + 0x10 * len(self.streams) + gpu
+        self.streams[handle] = gpu
+        return handle
+
     def stream_synchronize(self, stream: int) -> None:
-        self.calls.append(("stream_synchronize", stream))
+        self._check_stream(stream, "cudaStreamSynchronize")
+        self._log("stream_synchronize", stream)
 
     def event_create(self) -> int:
-        self._events += 1
-        self.calls.append(("event_create", self._events))
-        return self._events
+        self._made += 1
+        self._events[self._made] = self.device
+        self._log("event_create", self._made)
+        return self._made
 
     def event_record(self, event: int, stream: int) -> None:
-        self.calls.append(("event_record", event, stream))
+        gpu = self._events[event]  # KeyError: a destroyed or foreign event
+        assert gpu == self.device, f"event {event} of GPU {gpu} recorded on GPU {self.device}"
+        self._check_stream(stream, "cudaEventRecord")
+        self._log("event_record", event, stream)
 
     def stream_wait_event(self, stream: int, event: int) -> None:
-        self.calls.append(("stream_wait_event", stream, event))
+        assert event in self._events, f"cudaStreamWaitEvent on destroyed event {event}"
+        self._check_stream(stream, "cudaStreamWaitEvent")  # the event may be any GPU's
+        self._log("stream_wait_event", stream, event)
 
     def event_destroy(self, event: int) -> None:
-        self.calls.append(("event_destroy", event))
+        del self._events[event]  # KeyError: destroyed twice
+        self._log("event_destroy", event)
 
     def names(self) -> list[str]:
         """The calls made so far, by name."""
         return [c[0] for c in self.calls]
+
+    def placed(self) -> list[tuple[Any, ...]]:
+        """The calls made so far, each as ``(GPU current, name, ...)``."""
+        return [(getattr(c, "device", None), *c) for c in self.calls]
+
+
+class FakeCupy(types.ModuleType):
+    """The part of CuPy dlarray's work stream is read from: a current stream
+    per GPU (0, CuPy's null stream, until :meth:`use` changes it),
+    ``cuda.Device(i)`` to make a GPU current, and ``from_dlpack``.  Install it in
+    ``sys.modules["cupy"]``; it switches GPUs in ``runtime`` without logging."""
+
+    def __init__(self, runtime: FakeRuntime) -> None:
+        super().__init__("cupy")
+        self._runtime = runtime
+        self._current: dict[int, int] = {}
+        self.cuda = types.SimpleNamespace(
+            get_current_stream=lambda: types.SimpleNamespace(
+                ptr=self._current.get(runtime.device, 0)
+            ),
+            Device=self._on_gpu,
+        )
+
+    def from_dlpack(self, producer: Any) -> Any:
+        """What CuPy's ``from_dlpack`` asks of a producer: its memory, made
+        ready on CuPy's current stream (1 for the null stream).  The
+        "array" it returns only remembers the capsule."""
+        stream = self._current.get(self._runtime.device, 0) or 1
+        return types.SimpleNamespace(capsule=producer.__dlpack__(stream=stream))
+
+    @contextlib.contextmanager
+    def _on_gpu(self, index: int) -> Iterator[None]:
+        previous, self._runtime.device = self._runtime.device, index
+        try:
+            yield
+        finally:
+            self._runtime.device = previous
+
+    @contextlib.contextmanager
+    def use(self, stream: int, gpu: int = 0) -> Iterator[int]:
+        """Make ``stream`` CuPy's current stream on GPU ``gpu`` in the block,
+        as ``with cupy.cuda.Stream():`` does."""
+        previous = self._current.get(gpu, 0)
+        self._current[gpu] = stream
+        try:
+            yield stream
+        finally:
+            self._current[gpu] = previous

@@ -3,11 +3,16 @@ memory-kind table (:mod:`dlarray._device`), and the two crossings every
 operation makes through it.
 
 :func:`engine_view` views a DLArray as its engine's array (NumPy on the
-host, CuPy on CUDA device memory, dpnp on SYCL USM), zero-copy, and caches
-the view on the array; :func:`wrap` brings an engine's result back as a
-DLArray, zero-copy.  :func:`call` runs a kernel between the two in C, and
-:func:`namespace_of` is the engine's standard namespace the chapters
-compute through (:mod:`dlarray._engine.namespaces`).
+host, CuPy on CUDA device memory, dpnp on SYCL USM, and NumPy through host
+views on CUDA managed and pinned memory, see
+:mod:`dlarray._engine.host_view_engine`), zero-copy, and caches the view on
+the array; each time, it first has the memory family order dlarray's
+pending device work before the engine's (see :mod:`dlarray._cuda.streams`).
+:func:`wrap` brings an engine's result back as a DLArray, zero-copy (a host
+view's result lands in its input's memory kind).  :func:`call` runs a
+kernel between the two in C, and :func:`namespace_of` is the engine's
+standard namespace the chapters compute through
+(:mod:`dlarray._engine.namespaces`).
 """
 
 from __future__ import annotations
@@ -20,8 +25,16 @@ import numpy as np
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import KINDS
-from dlarray._engine import cupy_engine, namespaces, numpy_engine, strict_engine, sycl_engine
+from dlarray._engine import (
+    cupy_engine,
+    host_view_engine,
+    namespaces,
+    numpy_engine,
+    strict_engine,
+    sycl_engine,
+)
 from dlarray._engine.namespaces import engine_dtype, namespace_of
+from dlarray._storage.family import FAMILIES, MemoryFamily
 
 __all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap"]
 
@@ -59,28 +72,64 @@ namespaces.register("numpy", numpy_engine.namespace)
 namespaces.register("cupy", cupy_engine.namespace)
 namespaces.register("dpnp", sycl_engine.namespace)
 namespaces.register("array_api_strict", strict_engine.namespace)
+namespaces.register(host_view_engine.ENGINE_MODULE, host_view_engine.namespace)
 # DLPack device type -> its viewer.  The SYCL kinds share one device type
 # and one engine, so the device type is enough (and a C attribute to read).
 _VIEWER_OF_TYPE = {
     int(kind.device_type): _VIEWERS[kind.engine] for kind in KINDS.values() if kind.engine
 }
-_ENGINE_KINDS = "host memory (NumPy), CUDA device memory (CuPy), SYCL USM (dpnp)"
+# Managed and pinned memory: NumPy, through host views.
+_VIEWER_OF_TYPE.update(dict.fromkeys(host_view_engine.VIEW_TYPES, host_view_engine.to_host_view))
+# DLPack device type -> what orders dlarray's pending work on that memory
+# before an engine computes on it: the families that queue work of their
+# own (CUDA's streams); the others' before_compute does nothing.
+_BEFORE_COMPUTE = {
+    int(kind.device_type): family.before_compute
+    for kind in KINDS.values()
+    if type(family := FAMILIES[kind.family]).before_compute is not MemoryFamily.before_compute
+}
+_ENGINE_KINDS = (
+    "host memory (NumPy), CUDA device memory (CuPy), CUDA managed and pinned memory "
+    "(NumPy), SYCL USM (dpnp)"
+)
+
+
+# Whether engine_view may return a cached view at once.  Only views of
+# memory with device work to order (_BEFORE_COMPUTE: CUDA's) need a check
+# each time; until this process first computes on such memory (made or met
+# one of their views), the host's hot path pays nothing for it.  Never under
+# the foreign engine, which replaces the NumPy views creation caches.
+_RETURN_CACHED = _HOST_IS_NUMPY
+
+
+def _views_need_ordering() -> None:
+    global _RETURN_CACHED
+    _RETURN_CACHED = False
 
 
 def engine_view(x: DLArray) -> Any:
-    """``x`` as its engine's array, zero-copy (made once, then cached)."""
+    """``x`` as its engine's array, zero-copy (made once, then cached),
+    with dlarray's pending device work on its memory ordered before the
+    engine's (CUDA: the engine's stream waits, or the host for NumPy)."""
     view = x._engine_view
-    # (Under the foreign engine, a NumPy view that creation cached is not
-    # the host engine's and is replaced.)
-    if view is not None and (_HOST_IS_NUMPY or type(view) is not _ndarray):
+    if view is not None and _RETURN_CACHED:
         return view
-    viewer = _VIEWER_OF_TYPE.get(x._dl_device[0])
+    device_type = x._dl_device[0]
+    before = _BEFORE_COMPUTE.get(device_type)
+    if view is not None and (_HOST_IS_NUMPY or type(view) is not _ndarray):
+        if before is not None:
+            before(x.device)
+        return view
+    viewer = _VIEWER_OF_TYPE.get(device_type)
     if viewer is None:
         raise BufferError(
             f"dlarray computes on {_ENGINE_KINDS}, and this array lives on {x.device}; "
-            f"view it zero-copy with numpy.from_dlpack(x) (managed and pinned memory), "
-            f"or copy it with x.to_device('cpu') or x.to_device('cuda')"
+            f"copy it with x.to_device('cpu'), or view it with another library through "
+            f"DLPack"
         )
+    if before is not None:
+        _views_need_ordering()
+        before(x.device)
     view = viewer(x)
     x._engine_view = view
     return view
@@ -104,7 +153,11 @@ def wrap(a: Any) -> DLArray:
         return x
     if type(a) is DLArray:  # an engine adapter's result, already adopted
         return a
+    if isinstance(a, host_view_engine.HostView):  # onto its input's memory kind
+        _views_need_ordering()
+        return host_view_engine.wrap(a)
     if cupy_engine.is_cupy_array(a):
+        _views_need_ordering()
         return cupy_engine.wrap(a)
     if strict_engine.is_strict_array(a):
         return strict_engine.wrap(a)

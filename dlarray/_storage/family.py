@@ -12,7 +12,9 @@ of memory (ROCm, say) is a new row in that table and a new class here.
 ``check_allocatable``        raise unless dlarray can allocate there now
 ``allocate``                 new storage and its address, zeroed or not
 ``synchronize_for_host``     wait for dlarray's queued work, before the
-                             host reads the memory
+                             host reads or writes the memory
+``before_compute``           order dlarray's queued work before an engine
+                             computes on the memory
 ``copy_bytes``               copy a byte span between this family's memory
                              and host memory (or within the family)
 ``check_stream``             refuse a stream argument this memory cannot take
@@ -63,6 +65,10 @@ class MemoryFamily:
 
     def synchronize_for_host(self, device: Device) -> None:
         """Nothing: dlarray queues no work on memory it has no runtime for."""
+
+    def before_compute(self, device: Device) -> None:
+        """Nothing: the engine's own order (host memory, SYCL queues) is
+        dlarray's."""
 
     def copy_bytes(self, dst: int, src: int, nbytes: int, source: Device, target: Device) -> None:
         raise BufferError(f"dlarray cannot copy from {source} to {target}")  # pragma: no cover
@@ -135,23 +141,27 @@ class CudaFamily(MemoryFamily):
         storage = cuda_storage.allocate(device, nbytes)
         pointer = storage.pointer
         if zero and nbytes:
-            with cuda_runtime.on_device(streams.gpu_of(device)) as rt:
-                rt.memset_async(pointer, 0, nbytes, streams.work_stream())
+            with streams.queued_on((device,), streams.gpu_of(device)) as queue:
+                queue.rt.memset_async(pointer, 0, nbytes, queue.stream)
         return storage, pointer
 
     def synchronize_for_host(self, device: Device) -> None:
         streams.synchronize_for_host(device)
 
+    def before_compute(self, device: Device) -> None:
+        streams.before_compute(device)
+
     def copy_bytes(self, dst: int, src: int, nbytes: int, source: Device, target: Device) -> None:
         """One ``cudaMemcpyAsync`` on the work stream of the GPU involved
-        (the direction follows from unified addresses), and a wait when the
-        host reads the result next."""
+        (the direction follows from unified addresses), after dlarray's
+        earlier work on both ends (a copy from another GPU waits for that
+        GPU's work), and a wait when the host reads the result next."""
         gpu = source if target.memory.machine_wide else target
-        with cuda_runtime.on_device(streams.gpu_of(gpu)) as rt:
-            stream = streams.work_stream()
-            rt.memcpy_async(dst, src, nbytes, stream)
-            if target.memory.host_readable:
-                rt.stream_synchronize(stream)
+        ends = tuple(d for d in (source, target) if d.memory.family == self.name)
+        with streams.queued_on(ends, streams.gpu_of(gpu)) as queue:
+            queue.rt.memcpy_async(dst, src, nbytes, queue.stream)
+        if target.memory.host_readable:
+            streams.synchronize(queue.gpu, queue.stream)
 
     def check_stream(self, stream: object, device: Device, func: str) -> None:
         streams.parse_stream(stream, func)
@@ -174,24 +184,27 @@ class CudaFamily(MemoryFamily):
         return self.work_stream(device_type, device_id)
 
     def work_stream(self, device_type: int, device_id: int) -> int:
-        # Device memory: that GPU's stream; managed or pinned: the current
-        # GPU's (streams.gpu_of, read from the pair: a producer's device_id
-        # is not checked here, and need not make a valid Device).
-        on_one_gpu = not KIND_OF_TYPE[device_type].machine_wide
-        return streams.work_stream(device_id if on_one_gpu else None)
+        """dlarray's work stream on the memory's GPU (the current GPU for
+        managed and pinned memory), after dlarray's earlier work on that
+        memory: whoever orders its own work after this stream (a producer
+        asked by dlarray, a consumer of dlarray's exchange table) is ordered
+        after all of dlarray's.  The stream is where the memory's work is
+        from now on (dlarray._cuda.streams)."""
+        return streams.enter(_memory_of(device_type, device_id))
 
     def order_import(self, device_type: int, device_id: int, producer_stream: int) -> bool:
         if not cuda_runtime.available():
             return False
         producer = producer_stream or streams.LEGACY_DEFAULT  # NULL: the default stream
-        device = Device.from_dlpack((device_type, device_id))
-        with cuda_runtime.on_device(streams.gpu_of(device)) as rt:
-            if device.memory.machine_wide:
-                # Managed and pinned memory: dlarray computes on them from the
-                # host (NumPy), so the host waits for the producer's work.
+        device = _memory_of(device_type, device_id)
+        if device.memory.machine_wide:
+            # Managed and pinned memory: dlarray computes on them from the
+            # host (NumPy), so the host waits for the producer's work.
+            with cuda_runtime.on_device(None) as rt:
                 rt.stream_synchronize(producer)
-                return True
-            streams.make_wait(rt, streams.work_stream(), producer)
+            return True
+        with streams.queued_on((device,), device.index) as queue:
+            streams.make_wait(queue.rt, queue.stream, producer)
         return True
 
     def devices(self) -> tuple[Device, ...]:
@@ -308,16 +321,24 @@ def order_export(x: Any, stream: object) -> None:
     family.order_for_consumer(stream, device, "__dlpack__")
 
 
+def _memory_of(device_type: int, device_id: int) -> Device:
+    """The CUDA memory a DLPack pair names; managed and pinned memory are
+    device 0 whatever id a producer wrote (it is not checked here)."""
+    kind = KIND_OF_TYPE[device_type]
+    return Device(kind.name, 0 if kind.machine_wide else device_id)
+
+
 def _quoted(kinds: tuple[str, ...]) -> str:
     return ", ".join(repr(k) for k in kinds)
 
 
 def prepare_host_access(x: Any, what: str) -> None:
     """Before the host reads ``x``'s memory through a plain pointer (the
-    buffer protocol, ``__array__``): refuse memory the host cannot read,
-    and wait for dlarray's queued work on the rest (managed, pinned and
-    SYCL shared/host memory).  Device memory is never copied behind the
-    caller's back: the error says how to copy it."""
+    buffer protocol, ``__array__``, NumPy computing on managed and pinned
+    memory): refuse memory the host cannot read, and wait for dlarray's
+    queued work on the rest (managed, pinned and SYCL shared/host memory).
+    Device memory is never copied behind the caller's back: the error says
+    how to copy it."""
     device = x.device
     if not device.memory.host_readable:
         raise TypeError(
