@@ -239,8 +239,6 @@ def test_every_namespace_function_has_a_case():
 # CPU.  The chapters' conversion to the standard (issue 19) removes each;
 # listed, not hidden: a strict xfail fails once its chapter is converted.
 AWAITING_CONVERSION = {
-    "astype": "_creation.cast fills a host array from numpy_engine.to_numpy(x)",
-    "asarray dtype": "_creation.cast fills a host array from numpy_engine.to_numpy(x)",
     "mean complex": "statistical.mean: np.asarray and an np.empty_like out= buffer",
     "cumulative_sum": "statistical: the scan writes into an np.empty out= buffer",
     "cumulative_prod": "statistical: the scan writes into an np.empty out= buffer",
@@ -250,10 +248,6 @@ AWAITING_CONVERSION = {
     "unique_counts": "sets: np.ones/np.empty buffers and np.asarray",
     "unique_inverse": "sets: np.ones/np.empty buffers and np.asarray",
     "unique_all": "sets: np.ones/np.empty buffers and np.asarray",
-    "meshgrid": "creation.meshgrid: np.ascontiguousarray of each grid",
-    "linalg.matrix_norm": "linalg.matrix_norm: np.asarray(norms) for keepdims",
-    "fft.fftfreq": "fft.fftfreq refuses every device but the CPU",
-    "fft.rfftfreq": "fft.rfftfreq refuses every device but the CPU",
 }
 
 
@@ -402,16 +396,7 @@ def test_results_where_numpy_drops_the_subclass_are_labelled_by_numpy(view, case
 
 
 @pytest.mark.parametrize("case", DROPPED)
-def test_results_where_numpy_drops_the_subclass_are_labelled_by_the_namespace(view, case, request):
-    if case == "fft.fft":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="namespaces.Namespace takes np.fft.fft (an 'fft' inside the fft "
-                "namespace) for the extension, and returns a Namespace: the NumPy "
-                "engine's xp.fft.fft is not callable",
-            )
-        )
+def test_results_where_numpy_drops_the_subclass_are_labelled_by_the_namespace(view, case):
     assert _labelled(DROPPED[case](routing.namespace_of(view), view))
 
 
