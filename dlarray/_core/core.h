@@ -449,15 +449,20 @@ dla_is_host_engine_type(PyTypeObject *type)
     return dla_state.engine_array_type != NULL && type == dla_state.engine_array_type;
 }
 
-/* The engine view of an array (borrowed), or NULL (no error set) when it
- * has none yet or no engine is registered. */
+/* The host engine's view of an array (borrowed), or NULL (no error set)
+ * when it has none: no view yet, no engine registered, or the view of
+ * another engine (CuPy, dpnp, the views of managed memory), whose reads go
+ * through the Python layer that orders them after pending GPU work and
+ * runs them on the array's device. */
 static inline PyObject *
 dla_engine_view(PyObject *array)
 {
-    if (dla_state.engine_array_type == NULL) {
+    PyObject *view = ((DLAArrayObject *)array)->engine_view;
+    if (view == NULL || dla_state.engine_array_type == NULL ||
+        Py_TYPE(view) != dla_state.engine_array_type) {
         return NULL;
     }
-    return ((DLAArrayObject *)array)->engine_view;
+    return view;
 }
 
 #endif /* DLARRAY_CORE_H */
