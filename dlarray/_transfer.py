@@ -27,7 +27,8 @@ from typing import Any
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import CPU, Device
-from dlarray._engine.routing import engine_view, wrap
+from dlarray._engine import cupy_engine
+from dlarray._engine.routing import engine_view
 from dlarray._storage.allocation import new_array, storage_bytes
 from dlarray._storage.family import family_of
 
@@ -102,7 +103,7 @@ def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
     """A contiguous copy made by CuPy (which says so when it is missing), on
     its current stream, after dlarray's earlier work on ``x``'s memory (the
     engine view orders it)."""
-    compact = wrap(engine_view(x).copy(order="C"))
+    compact = cupy_engine.compact_copy(engine_view(x))
     return compact if target == x.device else copy_to_device(compact, target)
 
 

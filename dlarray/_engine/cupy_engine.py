@@ -109,10 +109,10 @@ def wrap(a: Any) -> DLArray:
     return x
 
 
-def compact_copy(x: DLArray) -> DLArray:
-    """A C-contiguous copy of CUDA array ``x``, made by CuPy on x's GPU (for
-    copies of strided arrays between GPUs and memory kinds)."""
-    a = to_cupy(x)
+def compact_copy(a: Any) -> DLArray:
+    """A C-contiguous copy of CuPy array ``a`` (a CUDA DLArray's engine
+    view), made by CuPy on a's GPU (for copies of strided arrays between
+    GPUs and memory kinds; the standard has no memory order to ask for)."""
     with on_device(a.data.device_id):
         return wrap(a.copy(order="C"))
 
