@@ -76,8 +76,9 @@ class MemoryKind:
     #: numbers it device 0, and no one GPU's streams own it (the C core's
     #: device table says it, _core.MACHINE_WIDE_DEVICE_TYPES).
     machine_wide: bool
-    #: The library whose kernels compute on it ("numpy", "cupy", "dpnp"),
-    #: or None: such memory is exchanged and copied, not computed on.
+    #: The engine that computes on it: "numpy", "cupy", "dpnp", or
+    #: "numpy_host_views" (NumPy on host views of managed and pinned memory,
+    #: results kept on the kind); None: exchanged and copied, not computed on.
     engine: str | None
     #: SYCL's name for the USM kind ("device", "shared", "host"); None elsewhere.
     usm_type: str | None
@@ -106,8 +107,8 @@ KINDS: Final[dict[str, MemoryKind]] = {
     for row in (
         _row("cpu", T.kDLCPU, host_readable=True, engine="numpy"),
         _row("cuda", T.kDLCUDA, engine="cupy"),
-        _row("cuda_managed", T.kDLCUDAManaged, host_readable=True),
-        _row("cuda_host", T.kDLCUDAHost, host_readable=True),
+        _row("cuda_managed", T.kDLCUDAManaged, host_readable=True, engine="numpy_host_views"),
+        _row("cuda_host", T.kDLCUDAHost, host_readable=True, engine="numpy_host_views"),
         _row("opencl", T.kDLOpenCL),
         _row("vulkan", T.kDLVulkan),
         _row("metal", T.kDLMetal),

@@ -36,7 +36,9 @@ def test_each_row_says_what_the_code_used_to_list():
     readable = {k.name for k in KINDS.values() if k.host_readable}
     assert readable == {"cpu", "cuda_host", "cuda_managed", "sycl_host", "sycl_shared"}
     assert {k.name: k.engine for k in KINDS.values() if k.engine} == {
-        "cpu": "numpy", "cuda": "cupy", "sycl": "dpnp", "sycl_shared": "dpnp", "sycl_host": "dpnp"
+        "cpu": "numpy", "cuda": "cupy", "sycl": "dpnp", "sycl_shared": "dpnp", "sycl_host": "dpnp",
+        # Issue 19: managed and pinned memory compute with NumPy on host views.
+        "cuda_managed": "numpy_host_views", "cuda_host": "numpy_host_views",
     }
     assert KIND_OF_USM == {"device": "sycl", "shared": "sycl_shared", "host": "sycl_host"}
     # One memory for the whole machine, numbered device 0: the C table's rows.

@@ -80,12 +80,7 @@ def _default_for(value: Any, func: str) -> DType:
 
 
 def _fill_view(out: DLArray) -> Any:
-    """A writable engine view for filling a new array in place.  Managed and
-    pinned memory are host memory that the engines do not compute on (see
-    docs/cuda.md), but filling writes no new array, so NumPy may view them."""
-    memory = out.device.memory
-    if memory.engine is None and memory.host_readable:
-        return np.from_dlpack(out)
+    """A writable engine view for filling a new array in place."""
     return engine_view(out)
 
 

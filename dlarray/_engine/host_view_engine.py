@@ -46,6 +46,8 @@ from dlarray._engine import numpy_engine
 from dlarray._engine.namespaces import Namespace, engine_namespace
 from dlarray._storage.allocation import new_array
 
+#: This engine's name in the memory-kind table's engine column.
+ENGINE_NAME = "numpy_host_views"
 #: The root module the view types name as theirs, which
 #: dlarray._engine.routing registers this engine's namespace under.
 ENGINE_MODULE = "dlarray_host_views"
@@ -206,12 +208,12 @@ def _view_type(kind: str) -> type[HostView]:
 
 
 #: DLPack device type -> the host view type of the memory kinds NumPy
-#: computes on through host views: host-readable memory without an engine
-#: of its own (the memory-kind table's rows; managed and pinned memory).
+#: computes on through host views (the memory-kind table's rows whose engine
+#: is this one: managed and pinned memory).
 VIEW_TYPES: dict[int, type[HostView]] = {
     int(kind.device_type): _view_type(kind.name)
     for kind in KINDS.values()
-    if kind.host_readable and kind.engine is None
+    if kind.engine == ENGINE_NAME
 }
 
 

@@ -24,9 +24,8 @@ from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
 
-# The device types of the memory NumPy computes on (the memory-kind table's
-# engine column; managed and pinned memory are exchanged and copied, but not
-# computed on: see docs/cuda.md).
+# The device types of the memory NumPy computes on directly (the memory-kind
+# table's engine column; managed and pinned memory have host_view_engine).
 _HOST_DEVICE_TYPES = frozenset(int(k.device_type) for k in KINDS.values() if k.engine == "numpy")
 _NUMPY_NATIVE = frozenset(
     name for name, d in DTYPES_BY_NAME.items() if d.kind != "extended floating"

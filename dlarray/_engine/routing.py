@@ -67,6 +67,7 @@ _VIEWERS = {
     "numpy": _HOST_VIEWERS[HOST_ENGINE],
     "cupy": cupy_engine.to_cupy,
     "dpnp": sycl_engine.to_dpnp,
+    host_view_engine.ENGINE_NAME: host_view_engine.to_host_view,
 }
 namespaces.register("numpy", numpy_engine.namespace)
 namespaces.register("cupy", cupy_engine.namespace)
@@ -78,8 +79,6 @@ namespaces.register(host_view_engine.ENGINE_MODULE, host_view_engine.namespace)
 _VIEWER_OF_TYPE = {
     int(kind.device_type): _VIEWERS[kind.engine] for kind in KINDS.values() if kind.engine
 }
-# Managed and pinned memory: NumPy, through host views.
-_VIEWER_OF_TYPE.update(dict.fromkeys(host_view_engine.VIEW_TYPES, host_view_engine.to_host_view))
 # DLPack device type -> what orders dlarray's pending work on that memory
 # before an engine computes on it: the families that queue work of their
 # own (CUDA's streams); the others' before_compute does nothing.
