@@ -743,3 +743,28 @@ def test_compute_on_gpu_0_while_cupy_is_on_gpu_1(two_gpus, cupy):
     assert (y.device, z.device) == (GPU0, GPU0)
     assert host(y) == pytest.approx(2 * VALUES.sum())
     np.testing.assert_allclose(host(z), np.cumsum(VALUES))
+
+
+# ---- stream ordering across streams and GPUs (issue 19; docs/cuda.md) ----
+
+
+def test_compute_on_another_stream_waits_for_dlarrays_earlier_work(cupy):
+    """Work dlarray queued on one stream (a spin, then the fill) is ordered
+    before a computation made later on another stream (CuPy's current one)."""
+    first = cupy.cuda.Stream(non_blocking=True)
+    with first:
+        x = dlarray.zeros(4096, dtype=dlarray.float32, device="cuda")
+        spin_fill(cupy, cupy.from_dlpack(x), 4.0)  # ~0.1 s on `first`, then x = 4
+    with cupy.cuda.Stream(non_blocking=True):
+        y = d.sum(x)  # on the second stream, queued at once
+        seen = host(y)
+    assert float(seen) == 4.0 * 4096
+
+
+def test_a_copy_to_the_second_gpu_waits_for_the_first_gpus_work(two_gpus, cupy):
+    """A cuda:0 -> cuda:1 copy reads x after GPU 0's pending work is done."""
+    with cupy.cuda.Stream(non_blocking=True):
+        x = dlarray.zeros(4096, dtype=dlarray.float32, device="cuda")
+        spin_fill(cupy, cupy.from_dlpack(x), 9.0)
+    y = x.to_device(dlarray.Device("cuda", 1))
+    assert host(y).tolist() == [9.0] * 4096
