@@ -3,21 +3,21 @@
 Indices come back in the default index dtype, ``int64``.  For ordering,
 NaN counts as greater than every number (as in :func:`dlarray.sort`):
 ``argmax`` finds the first NaN, and ``searchsorted`` places NaNs after
-``+inf``.
+``+inf``.  Everything computes through the standard namespace of the
+array's engine (``namespace_of(a)``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-import numpy as np
-
 from dlarray._api._operands import ALL, binary, scalar_array, unary
 from dlarray._array import DLArray
+from dlarray._core import engine_unary as fast_unary
 from dlarray._creation import cast
-from dlarray._dtypes import scalar_or_itself
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import call, engine_view, wrap
+from dlarray._dtypes import DType, scalar_or_itself
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -31,11 +31,13 @@ from dlarray._rules import (
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
-_INDEX = numpy_dtype(DEFAULT_DTYPES["indexing"])
+_INDEX = DEFAULT_DTYPES["indexing"]
 _REAL = CATEGORIES["real-valued"]
 _BOOL = CATEGORIES["bool"]
-# NumPy's indices are intp; where that is the index dtype they need no cast.
-_INTP_IS_INDEX = np.dtype(np.intp) == _INDEX
+# The host engine's kernels, for the C fast path (as in statistical.py).
+_HOST = engine_namespace("numpy")
+_HOST_ARGMAX = _HOST.argmax
+_HOST_ARGMIN = _HOST.argmin
 
 
 def _keepdims(value: Any, func: str) -> bool:
@@ -44,20 +46,23 @@ def _keepdims(value: Any, func: str) -> bool:
     return value
 
 
-def _arg_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLArray:
+def _indices(out: DLArray) -> DLArray:
+    """An engine's indices in the index dtype (every engine dlarray knows
+    gives them in it already)."""
+    return out if out.dtype is _INDEX else cast(out, _INDEX)
+
+
+def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+    if axis is None and keepdims is False and type(x) is DLArray and 0 not in x.shape:
+        result = fast_unary(host, _REAL, x)  # the common case, in C
+        if result is not None:
+            return _indices(result)
     a = unary(x, _REAL, "real-valued", func)
     keep = _keepdims(keepdims, func)
     ax = None if axis is None else normalize_axis(axis, x.ndim, func)
     if a.size == 0 and (ax is None or a.shape[ax] == 0):
         raise ValueError(f"{func}: the array has no elements along the searched axis")
-    return call(_arg_kernel, kernel, a, ax, keep)
-
-
-def _arg_kernel(kernel: Any, a: Any, axis: int | None, keepdims: bool) -> Any:
-    """``kernel`` (np.argmax or np.argmin) with its indices in the index
-    dtype, for :func:`call`."""
-    out = kernel(a, axis, None, keepdims=keepdims)
-    return out if _INTP_IS_INDEX else np.asarray(out, dtype=_INDEX)
+    return _indices(call(getattr(namespace_of(a), func), a, axis=ax, keepdims=keep))
 
 
 def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
@@ -72,7 +77,7 @@ def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
     >>> xp.argmax(xp.asarray([[1, 5, 5], [7, 0, 2]]), axis=1)
     dlarray.asarray([1, 0], dtype=dlarray.int64)
     """
-    return _arg_reduce(np.argmax, x, axis, keepdims, "argmax")
+    return _arg_reduce(x, axis, keepdims, "argmax", _HOST_ARGMAX)
 
 
 def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
@@ -87,7 +92,7 @@ def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
     >>> xp.argmin(xp.asarray([3.0, 1.0, 1.0]))
     dlarray.asarray(1, dtype=dlarray.int64)
     """
-    return _arg_reduce(np.argmin, x, axis, keepdims, "argmin")
+    return _arg_reduce(x, axis, keepdims, "argmin", _HOST_ARGMIN)
 
 
 def count_nonzero(
@@ -106,11 +111,8 @@ def count_nonzero(
     """
     a = unary(x, ALL, "all", "count_nonzero")
     keep = _keepdims(keepdims, "count_nonzero")
-    axes = normalize_axes(axis, x.ndim, "count_nonzero")
-    out = np.count_nonzero(a, axis=axes, keepdims=keep)
-    if hasattr(out, "__array_namespace__"):  # an engine array (CuPy, dpnp), not a NumPy int
-        return wrap(out.astype(_INDEX))
-    return wrap(np.asarray(out, dtype=_INDEX))
+    axes = None if axis is None else normalize_axes(axis, x.ndim, "count_nonzero")
+    return _indices(call(namespace_of(a).count_nonzero, a, axis=axes, keepdims=keep))
 
 
 def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
@@ -131,12 +133,15 @@ def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
             "nonzero: the Array API does not define nonzero for a zero-dimensional array; "
             "use dlarray.reshape(x, (1,)) or x != 0"
         )
-    # NumPy returns views of one (n, ndim) block; each result gets its own.
-    return tuple(wrap(np.array(i, dtype=_INDEX)) for i in np.nonzero(a))
+    xp = namespace_of(a)
+    index = engine_dtype(xp, _INDEX)
+    # astype copies: NumPy returns views of one (n, ndim) block, and each
+    # result gets its own memory.
+    return tuple(wrap(xp.astype(i, index)) for i in xp.nonzero(a))
 
 
 def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
-    """Engine views of ``x1`` and ``x2`` in their common real dtype."""
+    """Engine arrays of ``x1`` and ``x2`` in their common real dtype."""
     a1 = unary(x1, _REAL, "real-valued", "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
@@ -145,17 +150,24 @@ def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
         check_dtype(x2.dtype, "real-valued", "searchsorted")
         common_device((x1, x2), "searchsorted")
         dtype = promote(x1.dtype, x2.dtype, "searchsorted")
-        a2 = engine_view(x2)
+        a2 = _in_dtype(engine_view(x2), x2.dtype, dtype)
     elif type(x2) in (int, float):
         dtype = scalar_dtype(x2, x1.dtype, "searchsorted")
-        a2 = scalar_array(x2, dtype, "searchsorted", a1)
+        a2 = scalar_array(x2, dtype, "searchsorted", a1)  # already in dtype
     else:
         raise TypeError(
             f"searchsorted: x2 must be a dlarray array or a Python int or float, got "
             f"{type(x2).__name__}"
         )
-    target = numpy_dtype(dtype)
-    return a1.astype(target, copy=False), np.asarray(a2).astype(target, copy=False)
+    return _in_dtype(a1, x1.dtype, dtype), a2
+
+
+def _in_dtype(a: Any, dtype: DType, target: DType) -> Any:
+    """Engine array ``a`` of dlarray dtype ``dtype`` as ``target``."""
+    if dtype is target:
+        return a
+    xp = namespace_of(a)
+    return xp.astype(a, engine_dtype(xp, target))
 
 
 def _sorter(sorter: Any, x1: DLArray) -> Any:
@@ -172,10 +184,13 @@ def _sorter(sorter: Any, x1: DLArray) -> Any:
             f"searchsorted: sorter has shape {sorter.shape}, x1 has {x1.shape}; they must match"
         )
     order = engine_view(sorter)
+    xp = namespace_of(order)
     n = x1.shape[0]
-    if order.size and (order.min() < 0 or order.max() >= n):
+    if order.size and (bool(xp.min(order) < 0) or bool(xp.max(order) >= n)):
         raise ValueError(f"searchsorted: sorter holds an index outside [0, {n})")
-    return order.astype(np.intp, copy=False)
+    # In the index dtype: engines need not take every integer dtype (NumPy
+    # refuses uint64).
+    return _in_dtype(order, sorter.dtype, _INDEX)
 
 
 def searchsorted(
@@ -205,8 +220,7 @@ def searchsorted(
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     a1, a2 = _search_operands(x1, x2)
     order = _sorter(sorter, x1)
-    out = np.searchsorted(a1, a2, side=side, sorter=order)
-    return wrap(np.asarray(out, dtype=_INDEX))
+    return _indices(call(namespace_of(a1).searchsorted, a1, a2, side=side, sorter=order))
 
 
 def where(
@@ -235,13 +249,18 @@ def where(
     ):
         common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
     try:
-        out = call(np.where, cond, a1, a2)
+        out = call(namespace_of(cond).where, cond, a1, a2)
     except ValueError:
-        # np.where fails with ValueError only when the shapes do not broadcast.
+        # where fails with ValueError only when the shapes do not broadcast.
         raise ValueError(
-            f"where: shapes {condition.shape}, {np.shape(a1)} and {np.shape(a2)} do not "
+            f"where: shapes {condition.shape}, {_shape(x1)} and {_shape(x2)} do not "
             f"broadcast together"
         ) from None
     # a1 and a2 both have the result dtype already (a scalar operand is a
-    # NumPy scalar of it), so this cast is only a safeguard.
+    # 0-d array or scalar of it), so this cast is only a safeguard.
     return out if out.dtype is dtype else cast(out, dtype)
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    """The shape of an argument of :func:`where` (a Python scalar's is ``()``)."""
+    return value.shape if isinstance(value, DLArray) else ()

@@ -1,8 +1,12 @@
 """The standard's statistical functions: reductions and cumulative reductions.
 
 Every function here reduces (or scans) along axes chosen with the standard's
-``axis``/``keepdims`` arguments and returns a new array.  Two decisions apply
-throughout:
+``axis``/``keepdims`` arguments and returns a new array.  It computes through
+the standard namespace of the array's engine (``namespace_of(a)``: NumPy,
+CuPy, dpnp or array-api-strict), never through NumPy itself; NumPy's speed
+(its ufuncs' ``reduce`` without the Python wrappers) lives in the NumPy
+engine's fixes of ``sum``, ``max`` and the rest
+(:mod:`dlarray._engine.numpy_reductions`).  Two decisions apply throughout:
 
 * **Result dtypes are the standard's.**  ``sum``, ``prod`` and the
   ``cumulative_*`` functions accumulate integers narrower than the default
@@ -11,14 +15,14 @@ throughout:
   ``std`` of integers give the default real floating dtype.
 * **Accumulation is done in double precision.**  ``float32`` and
   ``complex64`` values are summed (or multiplied) in ``float64`` /
-  ``complex128`` and the result is rounded once to the result dtype.  A
-  ``float32`` accumulator loses significance quickly: NumPy's pairwise
-  summation covers only reductions over the contiguous axis, and ``cumsum``
-  is sequential.  For ``[2**24, 1 (40 times), 16 - 2**24]`` (condition
-  number 6e5) a ``float32`` ``cumsum`` or axis-0 sum gives 16 instead of
-  56, which the standard's conformance tests reject.  The cost: an
-  intermediate that would overflow ``float32`` but not ``float64`` no
-  longer turns the result into ``inf``.
+  ``complex128`` (``xp.sum(a, dtype=float64)``) and the result is rounded
+  once to the result dtype.  A ``float32`` accumulator loses significance
+  quickly: NumPy's pairwise summation covers only reductions over the
+  contiguous axis, and ``cumsum`` is sequential.  For
+  ``[2**24, 1 (40 times), 16 - 2**24]`` (condition number 6e5) a ``float32``
+  ``cumsum`` or axis-0 sum gives 16 instead of 56, which the standard's
+  conformance tests reject.  The cost: an intermediate that would overflow
+  ``float32`` but not ``float64`` no longer turns the result into ``inf``.
 """
 
 from __future__ import annotations
@@ -26,13 +30,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
+from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import call, engine_view
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -58,16 +61,20 @@ _REAL = CATEGORIES["real-valued"]
 _COMPLEX = CATEGORIES["complex floating"]
 _FLOATING = CATEGORIES["floating-point"]
 
-# The engine dtype each result dtype accumulates in (see the module docstring).
+# The dtype each result dtype accumulates in (see the module docstring).
 _WIDE = {
-    DTYPES_BY_NAME["float32"]: np.dtype(np.float64),
-    DTYPES_BY_NAME["complex64"]: np.dtype(np.complex128),
+    DTYPES_BY_NAME["float32"]: DTYPES_BY_NAME["float64"],
+    DTYPES_BY_NAME["complex64"]: DTYPES_BY_NAME["complex128"],
 }
 # Dtypes that sum/prod with dtype=None keep and accumulate in themselves:
 # for these the reduction is one engine call, with no cast before or after.
 _SELF_ACCUMULATING = frozenset(
     DTYPES_BY_NAME[name] for name in ("int64", "uint64", "float64", "complex128")
 )
+# The host engine's namespace: the kernels of the C fast path
+# (fast_unary), which reduces an array with a cached NumPy view over every
+# axis in one call; every other call computes through namespace_of(a).
+_HOST = engine_namespace("numpy")
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -81,8 +88,8 @@ def reduction_axes(ndim: int, axis: Any, keepdims: Any, func: str) -> tuple[int,
 
 
 def engine_axis(ndim: int, axis: Any, keepdims: Any, func: str) -> Any:
-    """``axis`` as the engine's reductions take it: ``None`` (every axis), an
-    int (NumPy counts negative ones from the end) or a sorted tuple.
+    """``axis`` as the standard's reductions take it: ``None`` (every axis),
+    an int (negative ones count from the end) or a sorted tuple.
 
     The common cases (None, one int in range) skip :func:`reduction_axes`.
     """
@@ -94,25 +101,14 @@ def engine_axis(ndim: int, axis: Any, keepdims: Any, func: str) -> Any:
     return reduction_axes(ndim, axis, keepdims, func)
 
 
-def _reduce(kernel: Any, a: Any, axis: Any, keepdims: bool) -> DLArray:
-    """``kernel`` (a ufunc's ``reduce``) of ``a`` over ``axis`` in ``a``'s dtype.
-
-    A reduction over every axis gives NumPy a scalar, which costs more to
-    adopt than a 0-d array: it is written into a 0-d array instead.
-    """
-    if axis is None and not keepdims:
-        return call(kernel, a, None, None, np.empty((), a.dtype))
-    return call(kernel, a, axis, None, None, keepdims)
-
-
 def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     """How many elements each result element reduces."""
     return math.prod(shape[i] for i in axes)
 
 
-def _work_dtype(dtype: DType) -> Any:
-    """The engine dtype that values of result ``dtype`` accumulate in."""
-    return _WIDE.get(dtype, numpy_dtype(dtype))
+def _work_dtype(dtype: DType) -> DType:
+    """The dtype that values of result ``dtype`` accumulate in."""
+    return _WIDE.get(dtype, dtype)
 
 
 def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
@@ -132,45 +128,55 @@ def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     return dtype
 
 
-def _as_result_dtype(values: Any, dtype: DType) -> Any:
-    """``values`` cast to ``dtype`` first, as the standard asks for ``dtype=``
-    (run inside :func:`call`: float -> int casts of NaN/inf are the caller's
-    choice, not a warning)."""
-    return values.astype(numpy_dtype(dtype), copy=False)
+def _in_result_dtype(xp: Any, a: Any, x_dtype: DType, out_dtype: DType) -> Any:
+    """``a`` (of dtype ``x_dtype``) cast to ``out_dtype`` first, as the
+    standard asks for ``dtype=``, where the accumulation that follows would
+    not do it: when values accumulate in a wider dtype than the result's.
+    (Run inside :func:`call`: float -> int casts of NaN/inf are the
+    caller's choice, not a warning.)"""
+    if x_dtype is out_dtype or _work_dtype(out_dtype) is out_dtype:
+        return a
+    return xp.astype(a, engine_dtype(xp, out_dtype))
 
 
-def _rounded(result: Any, dtype: Any) -> Any:
-    """``result`` (an engine array or scalar) in the NumPy dtype ``dtype``
-    (rounding a double-precision accumulator may overflow to inf)."""
-    return result.astype(dtype, copy=False)
+def _rounded(xp: Any, result: Any, dtype: DType) -> Any:
+    """``result`` in ``dtype`` (rounding a double-precision accumulator may
+    overflow to inf)."""
+    target = engine_dtype(xp, dtype)
+    if result.dtype == target:
+        return result
+    return xp.astype(result, target, copy=False)
 
 
 # ---- sum and prod ----
 
 
-def _accumulate(
-    x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, kernel: Any
-) -> DLArray:
+def _accumulate(x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str) -> DLArray:
     if type(x) is DLArray and dtype is None and x.dtype in _SELF_ACCUMULATING:
         a = engine_view(x)
-        return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
+        axes = engine_axis(a.ndim, axis, keepdims, func)
+        return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
     a = unary(x, _NUMERIC, "numeric", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
-    return call(_accumulate_kernel, kernel, a, axes, keepdims, out_dtype)
+    return call(_accumulate_kernel, func, a, x.dtype, axes, keepdims, out_dtype)
 
 
-def _accumulate_kernel(kernel: Any, a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
+def _accumulate_kernel(
+    func: str, a: Any, x_dtype: DType, axes: Any, keepdims: bool, out_dtype: DType
+) -> Any:
     """The general sum/prod, for :func:`call`: cast to the result dtype,
-    accumulate in its work dtype, round back."""
-    values = _as_result_dtype(a, out_dtype)
-    work = _work_dtype(out_dtype)
-    result = kernel(values, axes, work, None, keepdims)  # (a, axis, dtype, out, keepdims)
-    return _rounded(result, numpy_dtype(out_dtype))
+    accumulate in its work dtype (``xp.sum(..., dtype=float64)``), round
+    back."""
+    xp = namespace_of(a)
+    values = _in_result_dtype(xp, a, x_dtype, out_dtype)
+    work = engine_dtype(xp, _work_dtype(out_dtype))
+    result = getattr(xp, func)(values, axis=axes, dtype=work, keepdims=keepdims)
+    return _rounded(xp, result, out_dtype)
 
 
-_sum_kernel: Any = np.add.reduce  # (a, axis, dtype, out, keepdims)
-_prod_kernel: Any = np.multiply.reduce
+_HOST_SUM = _HOST.sum
+_HOST_PROD = _HOST.prod
 
 
 def sum(
@@ -210,7 +216,11 @@ def sum(
     >>> xp.sum(xp.asarray([0.5, 0.25], dtype=xp.float32))
     dlarray.asarray(0.75, dtype=dlarray.float32)
     """
-    return _accumulate(x, axis, dtype, keepdims, "sum", _sum_kernel)
+    if axis is None and dtype is None and keepdims is False:
+        result = fast_unary(_HOST_SUM, _SELF_ACCUMULATING, x)  # the common case, in C
+        if result is not None:
+            return result
+    return _accumulate(x, axis, dtype, keepdims, "sum")
 
 
 def prod(
@@ -232,7 +242,11 @@ def prod(
     >>> xp.prod(xp.asarray([[1, 2], [3, 4]], dtype=xp.uint8), axis=1)
     dlarray.asarray([2, 12], dtype=dlarray.uint64)
     """
-    return _accumulate(x, axis, dtype, keepdims, "prod", _prod_kernel)
+    if axis is None and dtype is None and keepdims is False:
+        result = fast_unary(_HOST_PROD, _SELF_ACCUMULATING, x)  # the common case, in C
+        if result is not None:
+            return result
+    return _accumulate(x, axis, dtype, keepdims, "prod")
 
 
 # ---- cumulative_sum and cumulative_prod ----
@@ -251,41 +265,25 @@ def _scan_axis(ndim: int, axis: Any, func: str) -> int:
     return normalize_axis(axis, ndim, func)
 
 
-def _scan(
-    x: DLArray,
-    axis: Any,
-    dtype: Any,
-    include_initial: Any,
-    func: str,
-    kernel: Any,
-    identity: int,
-) -> DLArray:
+def _scan(x: DLArray, axis: Any, dtype: Any, include_initial: Any, func: str) -> DLArray:
     a = unary(x, _NUMERIC, "numeric", func)
     ax = _scan_axis(a.ndim, axis, func)
     if not isinstance(include_initial, bool):
         raise TypeError(f"{func}: include_initial must be a bool, got {include_initial!r}")
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
-    return call(_scan_kernel, kernel, a, ax, int(include_initial), identity, out_dtype)
+    return call(_scan_kernel, func, a, x.dtype, ax, include_initial, out_dtype)
 
 
-def _scan_kernel(kernel: Any, a: Any, ax: int, start: int, identity: int, out_dtype: DType) -> Any:
-    """The scan, for :func:`call`: ``start`` leading identities, then the
-    running results, accumulated in the work dtype and rounded back."""
-    work = _work_dtype(out_dtype)
-    # Widening before the scan is twice as fast as letting the scan cast.
-    values = _as_result_dtype(a, out_dtype).astype(work, copy=False)
-    shape = list(a.shape)
-    shape[ax] += start
-    out = np.empty(shape, dtype=work)
-    before = (slice(None),) * ax
-    initial, body = (*before, slice(0, start)), (*before, slice(start, None))
-    out[initial] = identity
-    kernel(values, ax, None, out[body])  # (a, axis, dtype, out)
-    return _rounded(out, numpy_dtype(out_dtype))
-
-
-_cumsum_kernel = np.cumsum
-_cumprod_kernel = np.cumprod
+def _scan_kernel(
+    func: str, a: Any, x_dtype: DType, ax: int, include_initial: bool, out_dtype: DType
+) -> Any:
+    """The scan, for :func:`call`: the running results, accumulated in the
+    work dtype and rounded back."""
+    xp = namespace_of(a)
+    values = _in_result_dtype(xp, a, x_dtype, out_dtype)
+    work = engine_dtype(xp, _work_dtype(out_dtype))
+    result = getattr(xp, func)(values, axis=ax, dtype=work, include_initial=include_initial)
+    return _rounded(xp, result, out_dtype)
 
 
 def cumulative_sum(
@@ -316,7 +314,7 @@ def cumulative_sum(
     >>> xp.cumulative_sum(xp.asarray([1, 2, 3]), include_initial=True)
     dlarray.asarray([0, 1, 3, 6], dtype=dlarray.int64)
     """
-    return _scan(x, axis, dtype, include_initial, "cumulative_sum", _cumsum_kernel, 0)
+    return _scan(x, axis, dtype, include_initial, "cumulative_sum")
 
 
 def cumulative_prod(
@@ -337,17 +335,22 @@ def cumulative_prod(
     >>> xp.cumulative_prod(xp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=1)
     dlarray.asarray([[1.0, 2.0], [3.0, 12.0]], dtype=dlarray.float64)
     """
-    return _scan(x, axis, dtype, include_initial, "cumulative_prod", _cumprod_kernel, 1)
+    return _scan(x, axis, dtype, include_initial, "cumulative_prod")
 
 
 # ---- max and min ----
 
 
-def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DLArray:
-    if type(x) is DLArray and x.dtype in _REAL:
-        a = engine_view(x)
-        if a.size:  # a non-empty array always has elements to reduce
-            return _reduce(kernel, a, engine_axis(a.ndim, axis, keepdims, func), keepdims)
+def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+    if type(x) is DLArray and 0 not in x.shape:  # elements to reduce, whatever the axes
+        if axis is None and keepdims is False:
+            result = fast_unary(host, _REAL, x)  # the common case, in C
+            if result is not None:
+                return result
+        if x.dtype in _REAL:
+            a = engine_view(x)
+            axes = engine_axis(a.ndim, axis, keepdims, func)
+            return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     kept = [n for i, n in enumerate(a.shape) if i not in axes]
@@ -358,11 +361,11 @@ def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, kernel: Any) -> DL
             f"{func}: there is no {func} of zero elements (x has shape {a.shape}, "
             f"reduced axes {axes})"
         )
-    return _reduce(kernel, a, axes, keepdims)
+    return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
 
 
-_max_kernel = np.maximum.reduce
-_min_kernel = np.minimum.reduce
+_HOST_MAX = _HOST.max
+_HOST_MIN = _HOST.min
 
 
 def max(
@@ -383,7 +386,7 @@ def max(
     >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
     dlarray.asarray([5, 7], dtype=dlarray.int64)
     """
-    return _extreme(x, axis, keepdims, "max", _max_kernel)
+    return _extreme(x, axis, keepdims, "max", _HOST_MAX)
 
 
 def min(
@@ -404,7 +407,7 @@ def min(
     >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0, keepdims=True)
     dlarray.asarray([[1, 2]], dtype=dlarray.int64)
     """
-    return _extreme(x, axis, keepdims, "min", _min_kernel)
+    return _extreme(x, axis, keepdims, "min", _HOST_MIN)
 
 
 # ---- mean, var and std ----
@@ -424,16 +427,25 @@ def _reduced_count(shape: tuple[int, ...], axes: Any) -> int:
     return _count(shape, axes)
 
 
-def _divide(total: Any, count: float) -> Any:
-    """``total / count``; complex parts are divided separately, so a NaN in
-    one part does not spill into the other (the standard's rule for mean)."""
-    if total.dtype.kind != "c":
-        return total / count
-    total = np.asarray(total)
-    out = np.empty_like(total)
-    out.real = total.real / count
-    out.imag = total.imag / count
-    return out
+def _complex(xp: Any, re: Any, im: Any, dtype: Any, device: Any) -> Any:
+    """The complex array ``re + im j`` of engine ``dtype``, part by part.
+
+    The standard has no constructor from parts, and ``im * 1j`` is
+    ``(im * 0) + im j``: NaN in the real part where ``im`` is infinite or
+    NaN.  Those elements take their imaginary part from a constant instead.
+    """
+
+    def constant(value: complex) -> Any:
+        return xp.asarray(value, dtype=dtype, device=device)
+
+    finite = xp.isfinite(im)
+    imaginary = xp.astype(xp.where(finite, im, xp.zeros_like(im)), dtype) * constant(1j)
+    special = xp.where(
+        xp.isnan(im),
+        constant(complex(0.0, math.nan)),
+        xp.where(im > 0, constant(complex(0.0, math.inf)), constant(complex(0.0, -math.inf))),
+    )
+    return xp.astype(re, dtype) + xp.where(finite, imaginary, special)
 
 
 def mean(
@@ -461,9 +473,20 @@ def mean(
 
 
 def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
-    """The mean, for :func:`call`: a sum in the work dtype, divided, rounded."""
-    total = _sum_kernel(a, axes, _work_dtype(out_dtype), None, keepdims)
-    return _rounded(_divide(total, _reduced_count(a.shape, axes)), numpy_dtype(out_dtype))
+    """The mean, for :func:`call`: a sum in the work dtype, divided, rounded.
+
+    Complex parts are divided separately, so a NaN or infinity in one part
+    does not spill into the other (the standard's rule for mean).
+    """
+    xp = namespace_of(a)
+    work = engine_dtype(xp, _work_dtype(out_dtype))
+    total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
+    count = _reduced_count(a.shape, axes)
+    if out_dtype in _COMPLEX:
+        total = _complex(xp, xp.real(total) / count, xp.imag(total) / count, work, a.device)
+    elif count != 1:  # (with count 1 the total might be x itself, as a sum over no axes)
+        total /= count  # in place: NumPy would turn a 0-d total into a scalar
+    return _rounded(xp, total, out_dtype)
 
 
 def _check_correction(correction: Any, func: str) -> float:
@@ -475,25 +498,28 @@ def _check_correction(correction: Any, func: str) -> float:
 
 
 def _variance(
-    a: Any, axes: tuple[int, ...], correction: float, keepdims: bool, root: bool, out: Any
+    a: Any, axes: tuple[int, ...], correction: float, keepdims: bool, root: bool, out_dtype: DType
 ) -> Any:
     """Two-pass variance (or its square root) in the engine, for :func:`call`:
-    mean first, then squared deviations, in ``a``'s dtype, rounded to the
-    NumPy dtype ``out``.
+    mean first, then squared deviations, in the work dtype, rounded to
+    ``out_dtype``.
 
     Where ``M - correction <= 0`` the standard makes the result NaN (NumPy
     would give ``inf`` or a negative value).
     """
+    xp = namespace_of(a)
     count = _count(a.shape, axes)
-    centre = np.sum(a, axis=axes, keepdims=True) / count
-    deviations = a - centre
-    squares = np.sum(deviations * deviations, axis=axes, keepdims=keepdims)
+    # A new array (astype copies), so the in-place steps below leave x alone.
+    deviations = xp.astype(a, engine_dtype(xp, _work_dtype(out_dtype)))
+    deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
+    deviations *= deviations
+    squares = xp.sum(deviations, axis=axes, keepdims=keepdims)
     divisor = count - correction
     if divisor <= 0:
-        result = np.full_like(squares, np.nan)
+        result = xp.full_like(squares, math.nan)
     else:
         result = squares / divisor
-    return _rounded(np.sqrt(result) if root else result, out)
+    return _rounded(xp, xp.sqrt(result) if root else result, out_dtype)
 
 
 def _spread(
@@ -502,9 +528,7 @@ def _spread(
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     ddof = _check_correction(correction, func)
-    out_dtype = _floating_result(x.dtype)
-    work = a.astype(_work_dtype(out_dtype))
-    return call(_variance, work, axes, ddof, keepdims, root, numpy_dtype(out_dtype))
+    return call(_variance, a, axes, ddof, keepdims, root, _floating_result(x.dtype))
 
 
 def var(

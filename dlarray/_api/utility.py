@@ -1,31 +1,36 @@
-"""The standard's utility functions: ``all``, ``any`` and ``diff``."""
+"""The standard's utility functions: ``all``, ``any`` and ``diff``, computed
+through the standard namespace of the array's engine (``namespace_of(a)``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._operands import unary
 from dlarray._api.statistical import engine_axis
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import call, engine_view, wrap
+from dlarray._core import engine_unary as fast_unary
+from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, common_device, normalize_axis, result_type
 
 __all__ = ["all", "any", "diff"]
 
 _ALL = CATEGORIES["all"]
 _NUMERIC = CATEGORIES["numeric"]
+# The host engine's kernels, for the C fast path (as in statistical.py).
+_HOST = engine_namespace("numpy")
+_HOST_ALL = _HOST.all
+_HOST_ANY = _HOST.any
 
 
-def _truth_reduce(kernel: Any, x: Any, axis: Any, keepdims: Any, func: str) -> DLArray:
+def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+    if axis is None and keepdims is False:
+        result = fast_unary(host, _ALL, x)  # the common case, in C
+        if result is not None:
+            return result
     a = unary(x, _ALL, "all", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
-    if axes is None and not keepdims and type(a) is np.ndarray:
-        # Into a 0-d array: NumPy's scalar result costs more to adopt.
-        return call(kernel, a, None, np.empty((), np.bool_))  # (a, axis, out)
-    return call(kernel, a, axes, None, keepdims)  # (a, axis, out, keepdims)
+    return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
 
 
 def all(
@@ -47,7 +52,7 @@ def all(
     >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    return _truth_reduce(np.all, x, axis, keepdims, "all")
+    return _truth_reduce(x, axis, keepdims, "all", _HOST_ALL)
 
 
 def any(
@@ -67,7 +72,7 @@ def any(
     >>> xp.any(xp.asarray([[0.0, 0.0], [0.0, -1.5]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    return _truth_reduce(np.any, x, axis, keepdims, "any")
+    return _truth_reduce(x, axis, keepdims, "any", _HOST_ANY)
 
 
 def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
@@ -135,12 +140,14 @@ def diff(
             _check_edge(edge, x, ax, label)
     parts = [p for p in (prepend, x, append) if p is not None]
     common_device(parts, "diff")
+    xp = namespace_of(a)
     if len(parts) == 1:
         joined = a
     else:
-        dtype = numpy_dtype(result_type(*parts))
-        joined = np.concatenate([engine_view(p).astype(dtype, copy=False) for p in parts], axis=ax)
-    # np.diff returns its input itself for n == 0; the result must not alias x.
+        # dlarray promotes the parts (the standard's diff asks for one dtype).
+        dtype = engine_dtype(xp, result_type(*parts))
+        joined = xp.concat([xp.astype(engine_view(p), dtype, copy=False) for p in parts], axis=ax)
     if n == 0:
-        return wrap(joined.copy())
-    return call(np.diff, joined, n, ax)  # (a, n, axis): inf - inf is NaN, not a warning
+        # Engines may return the input itself; the result must not alias x.
+        return wrap(xp.asarray(joined, copy=True) if joined is a else joined)
+    return call(xp.diff, joined, axis=ax, n=n)  # inf - inf is NaN, not a warning

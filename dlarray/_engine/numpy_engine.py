@@ -21,7 +21,7 @@ import dlarray._core as _core
 from dlarray._array import DLArray, retag
 from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
-from dlarray._engine import special_values
+from dlarray._engine import numpy_reductions, special_values
 from dlarray._engine.namespaces import Namespace
 
 # The device types of the memory NumPy computes on directly (the memory-kind
@@ -213,6 +213,16 @@ FIXES: dict[str, Any] = {
     "expm1": special_values.expm1(np),
     "tanh": special_values.tanh(np),
     # ---- fixes: statistical, searching, utility ----
+    # Speed, not departures: NumPy's reductions without their Python
+    # wrappers, a reduction over every axis written into a 0-d array.
+    "sum": numpy_reductions.accumulation(np.add),
+    "prod": numpy_reductions.accumulation(np.multiply),
+    "max": numpy_reductions.extreme(np.maximum),
+    "min": numpy_reductions.extreme(np.minimum),
+    "all": numpy_reductions.truth(np.logical_and),
+    "any": numpy_reductions.truth(np.logical_or),
+    "argmax": numpy_reductions.arg_extreme("argmax"),
+    "argmin": numpy_reductions.arg_extreme("argmin"),
     # ---- fixes: manipulation, indexing, sorting, sets ----
     # ---- fixes: creation, the array object ----
     # Not a standard function: dlarray's in-place operators ask for it
