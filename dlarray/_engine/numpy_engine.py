@@ -12,6 +12,7 @@ unsigned integers of the same width and are re-labelled on the other side
 
 from __future__ import annotations
 
+import operator
 from types import ModuleType
 from typing import Any
 
@@ -194,7 +195,12 @@ FIXES: dict[str, Any] = {
     "tanh": special_values.tanh(np),
     # ---- fixes: statistical, searching, utility ----
     # ---- fixes: manipulation, indexing, sorting, sets ----
-
+    # Not a departure but a hook: NumPy's indexing with arrays in the key is
+    # dlarray's (integer arrays and masks anywhere in the key, IndexError out
+    # of range), so the host indexes with it directly; other engines build
+    # such keys from the standard (dlarray._api.indexing_object).
+    "_dlarray_getitem": operator.getitem,
+    "_dlarray_setitem": operator.setitem,
     # ---- fixes: creation, the array object ----
     # ---- fixes: linalg, fft ----
 }
