@@ -138,19 +138,25 @@ def _stable_order(xp: Any, flat: Any, dtype: DType) -> Any:
     return xp.argsort(flat, stable=True)
 
 
+def _as_index(xp: Any, positions: Any, index_dtype: Any) -> Any:
+    # (argsort and nonzero give the engine's default index dtype, int64 on
+    # every engine dlarray has, so this rarely converts.)
+    return positions if positions.dtype == index_dtype else xp.astype(positions, index_dtype)
+
+
 def _groups(x: DLArray, func: str) -> _Groups:
     a = unary(x, _ALL, "all", func)
     xp = namespace_of(a)
     index_dtype = engine_dtype(xp, _INDEX)
     flat = xp.reshape(a, (-1,))
-    order = xp.astype(_stable_order(xp, flat, x.dtype), index_dtype, copy=False)
+    order = _as_index(xp, _stable_order(xp, flat, x.dtype), index_dtype)
     ordered = xp.take(flat, order)
     if flat.shape[0] == 0:
         begins = xp.zeros((0,), dtype=xp.bool, device=a.device)
     else:
         first = xp.ones((1,), dtype=xp.bool, device=a.device)
         begins = xp.concat([first, xp.not_equal(ordered[1:], ordered[:-1])])
-    starts = xp.astype(xp.nonzero(begins)[0], index_dtype, copy=False)
+    starts = _as_index(xp, xp.nonzero(begins)[0], index_dtype)
     return _Groups(xp, ordered, order, begins, starts)
 
 

@@ -50,7 +50,10 @@ def _argsort(a: Any, axis: int, descending: bool, stable: bool) -> Any:
         order = xp.subtract(a.shape[axis] - 1, xp.flip(reversed_order, axis=axis))
     else:
         order = xp.flip(xp.argsort(a, axis=axis, stable=False), axis=axis)
-    return xp.astype(order, engine_dtype(xp, _INDEX), copy=False)
+    index_dtype = engine_dtype(xp, _INDEX)
+    # (argsort returns the engine's default index dtype, int64 on every
+    # engine dlarray has, so this rarely converts.)
+    return order if order.dtype == index_dtype else xp.astype(order, index_dtype)
 
 
 def _descending_sort(a: Any, axis: int, stable: bool) -> Any:
