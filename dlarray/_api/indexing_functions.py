@@ -1,35 +1,64 @@
 """The standard's indexing functions: ``take`` and ``take_along_axis``.
 
 Negative indices count from the end of the axis.  The standard leaves
-out-of-bounds indices undefined; dlarray raises ``IndexError`` for them.
+out-of-bounds indices undefined, and engines differ (NumPy raises, CuPy
+wraps them around silently); dlarray raises ``IndexError`` on every engine,
+checking the indices itself in :func:`checked_indices`, which ``x[key]``
+uses too.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-import numpy as np
-
 from dlarray._array import DLArray
-from dlarray._engine.routing import engine_view, wrap
-from dlarray._rules import check_dtype, common_device, normalize_axis
+from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device, normalize_axis
 
 __all__ = ["take", "take_along_axis"]
 
-_INT64_MAX = np.iinfo(np.int64).max
+_INDEX = DEFAULT_DTYPES["indexing"]
+_SIGNED = CATEGORIES["signed integer"]
+_UINT64 = DTYPES_BY_NAME["uint64"]
+
+
+def checked_indices(xp: Any, indices: Any, dtype: DType, extent: int, func: str) -> Any:
+    """The engine integer array ``indices`` (of dlarray dtype ``dtype``) as
+    positions in ``range(extent)``, in the index dtype; ``IndexError`` if one
+    lies outside ``[-extent, extent)``.
+
+    The check reads the least and greatest index back from the engine (the
+    standard's ``min`` and ``max``); negative indices are then turned into
+    positions only when there are some.
+    """
+    if math.prod(indices.shape):  # (min and max of nothing are undefined)
+        highest = int(xp.max(indices))
+        lowest = int(xp.min(indices)) if dtype in _SIGNED else 0
+        for index in (highest, lowest):
+            if not -extent <= index < extent:
+                raise IndexError(
+                    f"{func}: index {index} is out of bounds for an axis of size {extent} (valid "
+                    f"indices run from {-extent} to {extent - 1})"
+                )
+    else:
+        lowest = 0
+    if dtype is not _INDEX:  # in range, so every index fits the index dtype
+        indices = xp.astype(indices, engine_dtype(xp, _INDEX))
+    if lowest < 0:
+        indices = xp.where(xp.less(indices, 0), xp.add(indices, extent), indices)
+    return indices
 
 
 def _arrays(x: Any, indices: Any, func: str) -> tuple[Any, Any]:
-    """Engine views of ``x`` and of ``indices`` as ``intp``."""
+    """Engine views of ``x`` and ``indices``, checked."""
     for name, value in (("x", x), ("indices", indices)):
         if not isinstance(value, DLArray):
             raise TypeError(f"{func}: {name} must be a dlarray array, got {type(value).__name__}")
     check_dtype(indices.dtype, "integer", f"{func} (indices)")
     common_device((x, indices), func)
-    idx = engine_view(indices)
-    if idx.dtype == np.uint64 and idx.size and idx.max() > _INT64_MAX:
-        raise IndexError(f"{func}: index {int(idx.max())} is out of bounds")
-    return engine_view(x), idx.astype(np.intp, copy=False)
+    return engine_view(x), engine_view(indices)
 
 
 def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray:
@@ -58,7 +87,9 @@ def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray
         ax = 0
     else:
         ax = normalize_axis(axis, x.ndim, "take")
-    return wrap(np.take(a, idx, axis=ax))
+    xp = namespace_of(a)
+    positions = checked_indices(xp, idx, indices.dtype, x.shape[ax], "take")
+    return call(xp.take, a, positions, axis=ax)
 
 
 def take_along_axis(x: DLArray, indices: DLArray, /, *, axis: int = -1) -> DLArray:
@@ -80,11 +111,14 @@ def take_along_axis(x: DLArray, indices: DLArray, /, *, axis: int = -1) -> DLArr
             f"take_along_axis: indices must have as many axes as x ({x.ndim}), got {indices.ndim}"
         )
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
-    try:
-        np.broadcast_shapes(a.shape[:ax] + a.shape[ax + 1 :], idx.shape[:ax] + idx.shape[ax + 1 :])
-    except ValueError:
+    others = [
+        (n, m) for i, (n, m) in enumerate(zip(x.shape, indices.shape, strict=True)) if i != ax
+    ]
+    if any(n != m and 1 not in (n, m) for n, m in others):
         raise ValueError(
             f"take_along_axis: x of shape {x.shape} and indices of shape {indices.shape} do "
             f"not broadcast on the axes other than {ax}"
-        ) from None
-    return wrap(np.take_along_axis(a, idx, axis=ax))
+        )
+    xp = namespace_of(a)
+    positions = checked_indices(xp, idx, indices.dtype, x.shape[ax], "take_along_axis")
+    return call(xp.take_along_axis, a, positions, axis=ax)

@@ -20,17 +20,16 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 import dlarray._core as _core
 from dlarray._array import DLArray
-from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import engine_view, wrap
+from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
 from dlarray._transfer import copy_array
 from dlarray._views import _make_view, _resolve_shape
 from dlarray._views import permute_dims as _permute_view
+
+_INT64 = DTYPES_BY_NAME["int64"]
 
 __all__ = [
     "broadcast_arrays",
@@ -110,7 +109,10 @@ def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
 
 def _engine_as(x: DLArray, dtype: DType) -> Any:
     a = engine_view(x)
-    return a if x.dtype is dtype else a.astype(numpy_dtype(dtype))
+    if x.dtype is dtype:
+        return a
+    xp = namespace_of(a)
+    return xp.astype(a, engine_dtype(xp, dtype))
 
 
 def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -486,8 +488,9 @@ def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None =
     checked = _arrays(arrays, "concat")
     dtype = _common_dtype(checked, "concat")
     parts = [_engine_as(x, dtype) for x in checked]
+    xp = namespace_of(parts[0])
     if axis is None:
-        return wrap(np.concatenate([p.reshape(-1) for p in parts]))
+        return call(xp.concat, parts, axis=None)
     ndim = checked[0].ndim
     if any(x.ndim != ndim for x in checked):
         raise ValueError(
@@ -499,7 +502,7 @@ def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None =
         raise ValueError(
             f"concat: shapes {[x.shape for x in checked]} differ on an axis other than {a}"
         )
-    return wrap(np.concatenate(parts, axis=a))
+    return call(xp.concat, parts, axis=a)
 
 
 def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> DLArray:
@@ -519,7 +522,8 @@ def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> D
         raise ValueError(f"stack: arrays must have one shape, got {[x.shape for x in checked]}")
     dtype = _common_dtype(checked, "stack")
     a = normalize_axis(axis, checked[0].ndim + 1, "stack")
-    return wrap(np.stack([_engine_as(x, dtype) for x in checked], axis=a))
+    parts = [_engine_as(x, dtype) for x in checked]
+    return call(namespace_of(parts[0]).stack, parts, axis=a)
 
 
 def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
@@ -531,9 +535,10 @@ def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
                 f"repeat: repeats of shape {repeats.shape} does not broadcast to ({length},)"
             )
         counts = engine_view(repeats)
-        if counts.size and (counts.min() < 0 or counts.max() > np.iinfo(np.int64).max):
-            raise ValueError("repeat: repeats must be non-negative")
-        return counts.astype(np.int64)
+        xp = namespace_of(counts)
+        if repeats.size and (int(xp.min(counts)) < 0 or int(xp.max(counts)) >= 2**63):
+            raise ValueError("repeat: repeats must be non-negative (and fit in int64)")
+        return xp.astype(counts, engine_dtype(xp, _INT64), copy=False)
     count = _index(repeats, "repeats", "repeat")
     if count < 0:
         raise ValueError(f"repeat: repeats must be non-negative, got {count}")
@@ -557,12 +562,13 @@ def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) ->
     """
     x = _array(x, "repeat")
     a = engine_view(x)
+    xp = namespace_of(a)
     if axis is None:
-        a, ax = a.reshape(-1), 0
+        a, ax = xp.reshape(a, (-1,)), 0
     else:
         ax = normalize_axis(axis, x.ndim, "repeat")
     counts = _repeat_counts(repeats, x, a.shape[ax])
-    return wrap(np.repeat(a, counts, axis=ax))
+    return call(xp.repeat, a, counts, axis=ax)
 
 
 def roll(
@@ -586,10 +592,11 @@ def roll(
     """
     x = _array(x, "roll")
     a = engine_view(x)
+    xp = namespace_of(a)
     if axis is None:
         if isinstance(shift, tuple):
             raise TypeError("roll: with axis=None, shift must be an int")
-        return wrap(np.roll(a, _index(shift, "shift", "roll")))
+        return call(xp.roll, a, _index(shift, "shift", "roll"))
     axes = _axis_list(axis, x.ndim, "roll")
     if isinstance(shift, tuple):
         if not isinstance(axis, tuple) or len(shift) != len(axes):
@@ -599,7 +606,7 @@ def roll(
         shifts = tuple(_index(s, "shift", "roll") for s in shift)
     else:
         shifts = (_index(shift, "shift", "roll"),) * len(axes)
-    return wrap(np.roll(a, shifts, axis=axes))
+    return call(xp.roll, a, shifts, axis=axes)
 
 
 def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
@@ -619,7 +626,10 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions {reps} must be non-negative")
     a = engine_view(x)
-    out = np.tile(a, reps)
-    # np.tile may hand back a view of its input (for empty arrays); the
-    # result must be new memory.
-    return wrap(out.copy() if np.may_share_memory(out, a) else out)
+    xp = namespace_of(a)
+    out = xp.tile(a, reps)
+    if 0 in out.shape:
+        # NumPy's and CuPy's tile hand back a view of an empty input; the
+        # result must be new memory, and an empty one costs nothing.
+        out = xp.empty(out.shape, dtype=out.dtype, device=a.device)
+    return wrap(out)

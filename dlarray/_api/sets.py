@@ -4,22 +4,22 @@ The ``unique_*`` functions share one engine routine, :func:`_groups`: a
 stable sort of the flattened input, then a new group wherever a value
 differs from its predecessor.  Differing is tested with ``!=``, the
 standard's value equality, so every NaN (and every complex value with a NaN
-part) is a group of its own, and ``-0.0`` joins ``+0.0``.  NumPy's
-``unique`` merges NaNs by default, which the standard rules out.  The values
-come back sorted (the standard leaves the order to the implementation).
+part) is a group of its own, and ``-0.0`` joins ``+0.0``.  (NumPy's
+``unique`` merges NaNs by default, which the standard rules out.)  The
+values come back sorted (the standard leaves the order to the
+implementation); complex values in the order of their real parts, then of
+their imaginary parts.  Everything is computed with the standard's
+functions, on the input's engine and device.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from dlarray._api._operands import binary, unary
 from dlarray._array import DLArray
 from dlarray._dtypes import DType
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import wrap
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES
 
 __all__ = [
@@ -31,7 +31,11 @@ __all__ = [
 ]
 
 _ALL = CATEGORIES["all"]
+_BOOL = CATEGORIES["bool"]
+_COMPLEX = CATEGORIES["complex floating"]
 _INTEGER = CATEGORIES["integer"]
+_UNSIGNED = CATEGORIES["unsigned integer"]
+_INDEX = DEFAULT_DTYPES["indexing"]
 
 
 class UniqueAllResult(NamedTuple):
@@ -110,43 +114,76 @@ class UniqueInverseResult(NamedTuple):
 class _Groups(NamedTuple):
     """Engine arrays describing the distinct values of a flattened array."""
 
-    flat: Any  # the input, flattened
-    order: Any  # a stable sorting permutation of ``flat``
-    starts: Any  # mask over the sorted values: True where a group begins
+    xp: Any  # their engine's namespace
+    ordered: Any  # the input, flattened and sorted (stably)
+    order: Any  # the sorting permutation (positions in the flattened input)
+    begins: Any  # mask over ``ordered``: True where a group begins
+    starts: Any  # the positions in ``ordered`` where groups begin
+
+
+def _stable_order(xp: Any, flat: Any, dtype: DType) -> Any:
+    """A stable sorting permutation of the one-dimensional ``flat``.
+
+    The standard sorts real numbers only: booleans sort as integers, and
+    complex values by their real parts, ties by their imaginary parts (two
+    stable sorts, the second key first).  NaNs sort last, so they never
+    split a run of equal values.
+    """
+    if dtype in _BOOL:
+        return xp.argsort(xp.astype(flat, xp.uint8), stable=True)
+    if dtype in _COMPLEX:
+        by_imag = xp.argsort(xp.imag(flat), stable=True)
+        then_real = xp.argsort(xp.take(xp.real(flat), by_imag), stable=True)
+        return xp.take(by_imag, then_real)
+    return xp.argsort(flat, stable=True)
+
+
+def _as_index(xp: Any, positions: Any, index_dtype: Any) -> Any:
+    # (argsort and nonzero give the engine's default index dtype, int64 on
+    # every engine dlarray has, so this rarely converts.)
+    return positions if positions.dtype == index_dtype else xp.astype(positions, index_dtype)
 
 
 def _groups(x: DLArray, func: str) -> _Groups:
-    flat = unary(x, _ALL, "all", func).reshape(-1)
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    starts = np.ones(flat.size, dtype=bool)
-    # NumPy sorts NaNs (and complex values with a NaN part) last, so they
-    # never split a run of equal values; `!=` keeps each of them apart.
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    return _Groups(flat, order, starts)
-
-
-def _index_array(a: Any) -> DLArray:
-    return wrap(np.asarray(a).astype(numpy_dtype(DEFAULT_DTYPES["indexing"]), copy=False))
+    a = unary(x, _ALL, "all", func)
+    xp = namespace_of(a)
+    index_dtype = engine_dtype(xp, _INDEX)
+    flat = xp.reshape(a, (-1,))
+    order = _as_index(xp, _stable_order(xp, flat, x.dtype), index_dtype)
+    ordered = xp.take(flat, order)
+    if flat.shape[0] == 0:
+        begins = xp.zeros((0,), dtype=xp.bool, device=a.device)
+    else:
+        first = xp.ones((1,), dtype=xp.bool, device=a.device)
+        begins = xp.concat([first, xp.not_equal(ordered[1:], ordered[:-1])])
+    starts = _as_index(xp, xp.nonzero(begins)[0], index_dtype)
+    return _Groups(xp, ordered, order, begins, starts)
 
 
 def _values(g: _Groups) -> DLArray:
-    return wrap(g.flat[g.order[g.starts]])
+    return wrap(g.xp.take(g.ordered, g.starts))
 
 
 def _first_indices(g: _Groups) -> DLArray:
     # The sort is stable, so a group's first member is its first occurrence.
-    return _index_array(g.order[g.starts])
+    return wrap(g.xp.take(g.order, g.starts))
 
 
 def _inverse(g: _Groups, shape: tuple[int, ...]) -> DLArray:
-    inverse = np.empty(g.flat.size, dtype=np.intp)
-    inverse[g.order] = np.cumsum(g.starts) - 1
-    return _index_array(inverse.reshape(shape))
+    xp = g.xp
+    group_of_sorted = xp.subtract(xp.cumulative_sum(xp.astype(g.begins, g.order.dtype)), 1)
+    # The inverse permutation of `order` puts each sorted element back in place.
+    unsorted = xp.argsort(g.order, stable=False)
+    return wrap(xp.reshape(xp.take(group_of_sorted, unsorted), shape))
 
 
 def _counts(g: _Groups) -> DLArray:
-    return _index_array(np.diff(np.append(np.flatnonzero(g.starts), g.flat.size)))
+    xp = g.xp
+    starts = g.starts
+    if starts.shape[0] == 0:
+        return wrap(starts)
+    end = xp.full((1,), g.ordered.shape[0], dtype=starts.dtype, device=starts.device)
+    return wrap(xp.subtract(xp.concat([starts[1:], end]), starts))
 
 
 def unique_all(x: DLArray, /) -> UniqueAllResult:
@@ -232,8 +269,16 @@ def _out_of_range(value: Any, dtype: DType) -> bool:
     equal, because it does not fit an integer ``dtype``."""
     if type(value) is not int or dtype not in _INTEGER:
         return False
-    info = np.iinfo(numpy_dtype(dtype))
-    return not info.min <= value <= info.max
+    if dtype in _UNSIGNED:
+        return not 0 <= value < 2**dtype.bits
+    return not -(2 ** (dtype.bits - 1)) <= value < 2 ** (dtype.bits - 1)
+
+
+def _filled(x: DLArray, shape: tuple[int, ...], value: bool) -> DLArray:
+    """A new bool array of ``shape`` holding ``value``, on ``x``'s engine and device."""
+    a = engine_view(x)
+    xp = namespace_of(a)
+    return wrap(xp.full(shape, value, dtype=xp.bool, device=a.device))
 
 
 def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DLArray:
@@ -269,8 +314,8 @@ def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DL
     # The standard's scalar rules would refuse such an int (it does not fit the
     # dtype); membership is still well defined: it equals no element.
     if isinstance(x1, DLArray) and _out_of_range(x2, x1.dtype):
-        return wrap(np.full(x1.shape, invert))
+        return _filled(x1, x1.shape, invert)
     if isinstance(x2, DLArray) and _out_of_range(x1, x2.dtype):
-        return wrap(np.asarray(invert))
+        return _filled(x2, (), invert)
     a1, a2, _ = binary(x1, x2, _ALL, "all", "isin")
-    return wrap(np.isin(a1, a2, invert=invert))
+    return call(namespace_of(a1).isin, a1, a2, invert=invert)

@@ -8,39 +8,27 @@ implementation, asking that it be documented):
 * ``-0.0`` and ``+0.0`` compare equal, so a stable sort keeps them in their
   original order.
 
-A descending stable sort keeps equal elements in their original order too
-(NumPy has no descending sort; reversing an ascending one would reverse
-them).  It is done as an ascending stable sort of the array reversed along
-the axis, reversed back: equal elements, whose order the reversal flipped,
+The engine sorts in ascending order only; descending sorts are made here,
+the same on every engine.  A descending stable sort keeps equal elements in
+their original order too (reversing an ascending sort would reverse them):
+it is an ascending stable sort of the array reversed along the axis,
+reversed back, so equal elements, whose order the first reversal flipped,
 are flipped back.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-import numpy as np
+from typing import Any
 
 from dlarray._api._operands import unary
 from dlarray._array import DLArray
-from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._engine.routing import call, wrap
+from dlarray._engine.routing import call, engine_dtype, namespace_of
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axis
 
 __all__ = ["argsort", "sort"]
 
-_INDEX = numpy_dtype(DEFAULT_DTYPES["indexing"])
+_INDEX = DEFAULT_DTYPES["indexing"]
 _REAL = CATEGORIES["real-valued"]
-
-
-def _kind(stable: bool) -> Literal["stable", "quicksort"]:
-    # NumPy's default (introsort) when stability is not asked for: faster.
-    return "stable" if stable else "quicksort"
-
-
-def _argsort(a: Any, axis: int, kind: Literal["stable", "quicksort"]) -> Any:
-    """np.argsort's indices in the index dtype, for :func:`call`."""
-    return np.argsort(a, axis, kind).astype(_INDEX, copy=False)
 
 
 def _operands(x: Any, axis: Any, descending: Any, stable: Any, func: str) -> tuple[Any, int]:
@@ -49,6 +37,28 @@ def _operands(x: Any, axis: Any, descending: Any, stable: Any, func: str) -> tup
         if not isinstance(flag, bool):
             raise TypeError(f"{func}: {name} must be True or False, got {flag!r}")
     return a, normalize_axis(axis, x.ndim, func)
+
+
+def _argsort(a: Any, axis: int, descending: bool, stable: bool) -> Any:
+    """The engine's sorting positions of ``a`` in the index dtype."""
+    xp = namespace_of(a)
+    if not descending:
+        order = xp.argsort(a, axis=axis, stable=stable)
+    elif stable:
+        # Positions in the reversed array, read backwards, mapped back to a.
+        reversed_order = xp.argsort(xp.flip(a, axis=axis), axis=axis, stable=True)
+        order = xp.subtract(a.shape[axis] - 1, xp.flip(reversed_order, axis=axis))
+    else:
+        order = xp.flip(xp.argsort(a, axis=axis, stable=False), axis=axis)
+    index_dtype = engine_dtype(xp, _INDEX)
+    # (argsort returns the engine's default index dtype, int64 on every
+    # engine dlarray has, so this rarely converts.)
+    return order if order.dtype == index_dtype else xp.astype(order, index_dtype)
+
+
+def _descending_sort(a: Any, axis: int, stable: bool) -> Any:
+    xp = namespace_of(a)
+    return xp.flip(xp.sort(xp.flip(a, axis=axis), axis=axis, stable=stable), axis=axis)
 
 
 def argsort(
@@ -67,16 +77,7 @@ def argsort(
     dlarray.asarray([0, 2, 3, 1], dtype=dlarray.int64)
     """
     a, ax = _operands(x, axis, descending, stable, "argsort")
-    kind = _kind(stable)
-    if not descending:
-        return call(_argsort, a, ax, kind)
-    if not stable:
-        order = np.flip(np.argsort(a, axis=ax), axis=ax)
-        return wrap(np.ascontiguousarray(order, dtype=_INDEX))
-    # Positions in the reversed array, read backwards, mapped back to x.
-    reversed_order = np.argsort(np.flip(a, axis=ax), axis=ax, kind="stable")
-    last = a.shape[ax] - 1
-    return wrap((last - np.flip(reversed_order, axis=ax)).astype(_INDEX, copy=False))
+    return call(_argsort, a, ax, descending, stable)
 
 
 def sort(
@@ -94,9 +95,6 @@ def sort(
     dlarray.asarray([nan, 2.0, -1.0], dtype=dlarray.float64)
     """
     a, ax = _operands(x, axis, descending, stable, "sort")
-    kind = _kind(stable)
     if not descending:
-        return call(np.sort, a, ax, kind)  # (a, axis, kind)
-    out = np.flip(a, axis=ax).copy()
-    out.sort(axis=ax, kind=kind)
-    return wrap(np.ascontiguousarray(np.flip(out, axis=ax)))
+        return call(namespace_of(a).sort, a, axis=ax, stable=stable)
+    return call(_descending_sort, a, ax, stable)

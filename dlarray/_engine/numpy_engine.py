@@ -12,6 +12,7 @@ unsigned integers of the same width and are re-labelled on the other side
 
 from __future__ import annotations
 
+import operator
 from types import ModuleType
 from typing import Any
 
@@ -224,6 +225,12 @@ FIXES: dict[str, Any] = {
     "argmax": numpy_reductions.arg_extreme("argmax"),
     "argmin": numpy_reductions.arg_extreme("argmin"),
     # ---- fixes: manipulation, indexing, sorting, sets ----
+    # Not a departure but a hook: NumPy's indexing with arrays in the key is
+    # dlarray's (integer arrays and masks anywhere in the key, IndexError out
+    # of range), so the host indexes with it directly; other engines build
+    # such keys from the standard (dlarray._api.indexing_object).
+    "_dlarray_getitem": operator.getitem,
+    "_dlarray_setitem": operator.setitem,
     # ---- fixes: creation, the array object ----
     # Not a standard function: dlarray's in-place operators ask for it
     # (dlarray._api.array_object; engines without it compute, then write).
