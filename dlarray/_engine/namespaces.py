@@ -27,7 +27,6 @@ own: every chapter gets the fix, and no chapter knows about it.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -49,11 +48,6 @@ class Namespace:
     def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:
         self.__name__ = name
         self._base = base
-        # The array object's indexing as functions (the standard has none),
-        # so that an engine can run them as it runs its functions: the CuPy
-        # engine enters the array's GPU around them.
-        self.getitem = operator.getitem
-        self.setitem = operator.setitem
         nested: dict[str, dict[str, Any]] = {}
         for key, fix in fixes.items():
             head, dot, rest = key.partition(".")
