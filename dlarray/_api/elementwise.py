@@ -27,7 +27,7 @@ from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
-from dlarray._rules import CATEGORIES, SCALAR_JOINS, check_dtype, common_device
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, SCALAR_JOINS, check_dtype, common_device
 
 Kernel = Callable[..., Any]
 
@@ -318,6 +318,36 @@ BINARY_CATEGORIES: dict[str, str] = dict(_BINARY)
 _ndarray = np.ndarray
 
 
+def _true_divide(xp: Any) -> Kernel:
+    """``divide`` with dlarray's rule for integers (the standard leaves them
+    to the implementation): the default floating dtype, float64, as NumPy's
+    own kernel gives.  Engines that refuse integer division (array-api-strict)
+    get float64 operands."""
+    divide, float64 = xp.divide, engine_dtype(xp, DEFAULT_DTYPES["real floating"])
+
+    def kernel(a1: Any, a2: Any, /) -> Any:
+        if xp.isdtype(a1.dtype, "integral"):  # (binary() gave both one dtype)
+            a1, a2 = xp.astype(a1, float64), xp.astype(a2, float64)
+        return divide(a1, a2)
+
+    return kernel
+
+
+# Binary functions whose general path is dlarray's own, over the engine's.
+_OWN_KERNELS: dict[str, Callable[[Any], Kernel]] = {"divide": _true_divide}
+_KERNELS_OF: dict[tuple[int, str], Kernel] = {}
+
+
+def _kernel_of(xp: Any, name: str) -> Kernel:
+    """The kernel of binary function ``name`` in engine namespace ``xp``."""
+    try:
+        return _KERNELS_OF[id(xp), name]
+    except KeyError:
+        own = _OWN_KERNELS.get(name)
+        kernel = _KERNELS_OF[id(xp), name] = getattr(xp, name) if own is None else own(xp)
+        return kernel
+
+
 def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
     allowed = CATEGORIES[category]
     kernel = getattr(_HOST, name)
@@ -333,16 +363,16 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
             dtype = x1.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
                 a = engine_view(x1)
-                xp_kernel = kernel if type(a) is _ndarray else getattr(namespace_of(a), name)
+                xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
                 return call(xp_kernel, a, scalar_array(x2, dtype, name, a))
         elif type(x2) is DLArray and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
                 a = engine_view(x2)
-                xp_kernel = kernel if type(a) is _ndarray else getattr(namespace_of(a), name)
+                xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
                 return call(xp_kernel, scalar_array(x1, dtype, name, a), a)
         a1, a2, _ = binary(x1, x2, allowed, category, name)
-        return call(getattr(namespace_of(a1), name), a1, a2)
+        return call(_kernel_of(namespace_of(a1), name), a1, a2)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)

@@ -276,6 +276,7 @@ def _fixes(compat: Any) -> dict[str, Any]:
         "floor_divide": special_values.floor_divide(compat),
         "expm1": special_values.expm1(compat),
         "tanh": special_values.tanh(compat),
+        "sign": special_values.sign(compat),
         # A write through the standard's __setitem__ runs a kernel: the
         # chapters ask for it by this name, so it runs on the array's GPU.
         "_dlarray_write": operator.setitem,

@@ -213,6 +213,7 @@ FIXES: dict[str, Any] = {
     "floor_divide": special_values.floor_divide(np),
     "expm1": special_values.expm1(np),
     "tanh": special_values.tanh(np),
+    "sign": special_values.sign(np),
     # ---- fixes: statistical, searching, utility ----
     # Speed, not departures: NumPy's reductions without their Python
     # wrappers, a reduction over every axis written into a 0-d array.

@@ -17,6 +17,13 @@ from typing import Any
 Kernel = Callable[..., Any]
 
 
+def _dtypes(base: Any, *names: str) -> frozenset[Any]:
+    """Engine dtypes by name, for a membership test on every call
+    (``isdtype`` is a Python function call, a noticeable cost on the host
+    engine's small arrays)."""
+    return frozenset(getattr(base, name) for name in names if hasattr(base, name))
+
+
 def floor_divide(base: Any) -> Kernel:
     """``floor(x1 / x2)`` where an operand is infinite.
 
@@ -24,11 +31,11 @@ def floor_divide(base: Any) -> Kernel:
     ``inf // 3`` and ``-1`` for ``1 // -inf``; the standard's special cases
     are those of ``floor(x1 / x2)``: ``+inf`` and ``-0`` respectively.
     """
-    kernel = base.floor_divide
+    kernel, floating = base.floor_divide, _dtypes(base, "float16", "float32", "float64")
 
     def fixed(a1: Any, a2: Any, /) -> Any:
         result = kernel(a1, a2)
-        if base.isdtype(result.dtype, "real floating"):
+        if result.dtype in floating:
             infinite = base.logical_or(base.isinf(a1), base.isinf(a2))
             if base.any(infinite):
                 result = base.where(infinite, base.floor(base.divide(a1, a2)), result)
@@ -45,11 +52,11 @@ def expm1(base: Any) -> Kernel:
     NumPy's complex exp follows).  Finite inputs keep expm1's accuracy.
     ``expm1(-0 + 0j)`` is ``+0 + 0j`` in the standard; NumPy keeps the -0.
     """
-    kernel = base.expm1
+    kernel, complex_ = base.expm1, _dtypes(base, "complex64", "complex128")
 
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
-        if base.isdtype(result.dtype, "complex floating"):
+        if result.dtype in complex_:
             special = base.logical_not(base.isfinite(a))
             if base.any(special):
                 result = base.where(special, base.exp(a) - 1, result)
@@ -67,11 +74,11 @@ def tanh(base: Any) -> Kernel:
     The standard gives ``±1 + 0j`` with the zero's sign following the
     imaginary part's; NumPy (after C99) signs the zero as ``sin(2y)``.
     """
-    kernel = base.tanh
+    kernel, complex_ = base.tanh, _dtypes(base, "complex64", "complex128")
 
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
-        if base.isdtype(result.dtype, "complex floating"):
+        if result.dtype in complex_:
             re, im = base.real(a), base.imag(a)
             special = base.logical_and(base.isinf(re), base.isfinite(im))
             if base.any(special):
@@ -79,6 +86,31 @@ def tanh(base: Any) -> Kernel:
                 # conj turns the +0 imaginary part of `one` into -0.
                 value = base.where(base.signbit(im), base.conj(one), one)
                 result = base.where(special, value, result)
+        return result
+
+    return fixed
+
+
+def sign(base: Any) -> Kernel:
+    """Complex ``sign`` as ``z / |z|`` without overflow.
+
+    NumPy's complex kernel computes ``|z|`` in the input's precision, so a
+    finite ``z`` whose modulus exceeds the largest float gives a wrong
+    direction (``sign(2.4e38 + 2.4e38j)`` in complex64 is ``1j``, not
+    ``0.707 + 0.707j``).  Dividing by the larger part first keeps every
+    finite nonzero ``z`` in range; zeros, infinities and NaN keep the
+    kernel's result.
+    """
+    kernel, complex_ = base.sign, _dtypes(base, "complex64", "complex128")
+
+    def fixed(a: Any, /) -> Any:
+        result = kernel(a)
+        if result.dtype in complex_:
+            scale = base.maximum(base.abs(base.real(a)), base.abs(base.imag(a)))
+            finite = base.logical_and(base.isfinite(scale), scale > 0)
+            if base.any(finite):
+                scaled = a / base.where(finite, scale, base.ones_like(scale))
+                result = base.where(finite, scaled / base.abs(scaled), result)
         return result
 
     return fixed

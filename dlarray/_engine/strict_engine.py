@@ -86,5 +86,6 @@ def namespace() -> Namespace:
         "floor_divide": special_values.floor_divide(strict),
         "expm1": special_values.expm1(strict),
         "tanh": special_values.tanh(strict),
+        "sign": special_values.sign(strict),
     }
     return Namespace("array_api_strict", strict, fixes)
