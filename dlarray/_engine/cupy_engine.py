@@ -51,6 +51,7 @@ from contextlib import AbstractContextManager
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 from numpy.linalg import LinAlgError
 
 import dlarray._core as _core
@@ -273,10 +274,10 @@ def _fixes(compat: Any) -> dict[str, Any]:
     cupy: Any = _cupy()
     return {
         # CuPy's kernels are NumPy's, special values included.
-        "floor_divide": special_values.floor_divide(compat),
-        "expm1": special_values.expm1(compat),
-        "tanh": special_values.tanh(compat),
-        "sign": special_values.sign(compat),
+        "floor_divide": special_values.floor_divide(compat, np.dtype),
+        "expm1": special_values.expm1(compat, np.dtype),
+        "tanh": special_values.tanh(compat, np.dtype),
+        "sign": special_values.sign(compat, np.dtype),
         # A write through the standard's __setitem__ runs a kernel: the
         # chapters ask for it by this name, so it runs on the array's GPU.
         "_dlarray_write": operator.setitem,

@@ -210,10 +210,10 @@ def _in_place(function: Any) -> Any:
 FIXES: dict[str, Any] = {
     "_dlarray_extended_dtype": numpy_dtype,
     # ---- fixes: elementwise ----
-    "floor_divide": special_values.floor_divide(np),
-    "expm1": special_values.expm1(np),
-    "tanh": special_values.tanh(np),
-    "sign": special_values.sign(np),
+    "floor_divide": special_values.floor_divide(np, np.dtype),
+    "expm1": special_values.expm1(np, np.dtype),
+    "tanh": special_values.tanh(np, np.dtype),
+    "sign": special_values.sign(np, np.dtype),
     # ---- fixes: statistical, searching, utility ----
     # Speed, not departures: NumPy's reductions without their Python
     # wrappers, a reduction over every axis written into a 0-d array.

@@ -6,7 +6,8 @@ kernels) follow it almost everywhere; the functions here make an engine's
 kernel follow it where they do not.  Each takes the engine's own namespace
 (``base``) and returns the fixed function, written in the standard alone,
 so that one fix serves every engine that needs it (their ``FIXES`` tables
-list them).
+list them).  ``dtype_of`` maps the namespace's dtype objects to the ones its
+arrays report (``numpy.dtype`` for NumPy and CuPy).
 """
 
 from __future__ import annotations
@@ -17,21 +18,27 @@ from typing import Any
 Kernel = Callable[..., Any]
 
 
-def _dtypes(base: Any, *names: str) -> frozenset[Any]:
-    """Engine dtypes by name, for a membership test on every call
-    (``isdtype`` is a Python function call, a noticeable cost on the host
-    engine's small arrays)."""
-    return frozenset(getattr(base, name) for name in names if hasattr(base, name))
+def _dtypes(base: Any, dtype_of: Callable[[Any], Any], *names: str) -> frozenset[Any]:
+    """Engine dtypes by name, as arrays report them, for a set-membership
+    test on every call (``isdtype`` is a Python function call, a noticeable
+    cost on the host engine's small arrays).  ``dtype_of`` turns the
+    namespace's dtype object into the array's: NumPy's ``numpy.complex64``
+    is a scalar type, which equals ``a.dtype`` but does not hash like it."""
+    return frozenset(dtype_of(getattr(base, name)) for name in names if hasattr(base, name))
 
 
-def floor_divide(base: Any) -> Kernel:
+def _same(dtype: Any) -> Any:
+    return dtype
+
+
+def floor_divide(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     """``floor(x1 / x2)`` where an operand is infinite.
 
     NumPy computes floor division through ``fmod`` and returns NaN for
     ``inf // 3`` and ``-1`` for ``1 // -inf``; the standard's special cases
     are those of ``floor(x1 / x2)``: ``+inf`` and ``-0`` respectively.
     """
-    kernel, floating = base.floor_divide, _dtypes(base, "float16", "float32", "float64")
+    kernel, floating = base.floor_divide, _dtypes(base, dtype_of, "float16", "float32", "float64")
 
     def fixed(a1: Any, a2: Any, /) -> Any:
         result = kernel(a1, a2)
@@ -44,7 +51,7 @@ def floor_divide(base: Any) -> Kernel:
     return fixed
 
 
-def expm1(base: Any) -> Kernel:
+def expm1(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     """Complex ``expm1`` at non-finite inputs as ``exp(z) - 1``.
 
     NumPy's complex expm1 returns NaN for most non-finite inputs; the
@@ -52,7 +59,7 @@ def expm1(base: Any) -> Kernel:
     NumPy's complex exp follows).  Finite inputs keep expm1's accuracy.
     ``expm1(-0 + 0j)`` is ``+0 + 0j`` in the standard; NumPy keeps the -0.
     """
-    kernel, complex_ = base.expm1, _dtypes(base, "complex64", "complex128")
+    kernel, complex_ = base.expm1, _dtypes(base, dtype_of, "complex64", "complex128")
 
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
@@ -68,13 +75,13 @@ def expm1(base: Any) -> Kernel:
     return fixed
 
 
-def tanh(base: Any) -> Kernel:
+def tanh(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     """Complex ``tanh`` with an infinite real part and finite imaginary part.
 
     The standard gives ``±1 + 0j`` with the zero's sign following the
     imaginary part's; NumPy (after C99) signs the zero as ``sin(2y)``.
     """
-    kernel, complex_ = base.tanh, _dtypes(base, "complex64", "complex128")
+    kernel, complex_ = base.tanh, _dtypes(base, dtype_of, "complex64", "complex128")
 
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
@@ -91,7 +98,7 @@ def tanh(base: Any) -> Kernel:
     return fixed
 
 
-def sign(base: Any) -> Kernel:
+def sign(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     """Complex ``sign`` as ``z / |z|`` without overflow.
 
     NumPy's complex kernel computes ``|z|`` in the input's precision, so a
@@ -101,7 +108,7 @@ def sign(base: Any) -> Kernel:
     finite nonzero ``z`` in range; zeros, infinities and NaN keep the
     kernel's result.
     """
-    kernel, complex_ = base.sign, _dtypes(base, "complex64", "complex128")
+    kernel, complex_ = base.sign, _dtypes(base, dtype_of, "complex64", "complex128")
 
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
