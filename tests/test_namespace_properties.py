@@ -62,12 +62,20 @@ def np_dtype(dtype: xp.DType) -> np.dtype:
 
 
 def _sign(a):
-    """The standard's sign: ``z / |z|`` for complex ``z``, with ``|z|`` taken
-    exactly (Python's ``abs`` is ``hypot``); NumPy's complex64 kernel
-    overflows where ``|z|`` exceeds the largest float32."""
+    """The standard's sign: ``z / |z|`` for complex ``z``, in Python's
+    complex arithmetic after scaling by the larger part, so that ``|z|``
+    never overflows (NumPy's complex64 kernel overflows where ``|z|``
+    exceeds the largest float32)."""
     if a.dtype.kind != "c":
         return np.sign(a)
-    values = [0j if z == 0 else z / abs(z) for z in a.ravel().tolist()]
+
+    def sign(z):
+        if z == 0:
+            return 0j
+        w = z / max(abs(z.real), abs(z.imag))
+        return w / abs(w)
+
+    values = [sign(z) for z in a.ravel().tolist()]
     return np.array(values, dtype=a.dtype).reshape(a.shape)
 
 
