@@ -30,7 +30,7 @@ from dlarray._creation import empty
 from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_engine
-from dlarray._engine.routing import call, engine_view, namespace_of, wrap
+from dlarray._engine.routing import call, engine_view, namespace_of, wrap, write
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, REAL_OF, check_dtype, common_device
 from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
@@ -123,7 +123,7 @@ def _in_place_kernel(a: Any, name: str) -> Any:
 
 def _computed_then_written(function: Any) -> Any:
     def kernel(x1: Any, x2: Any, out: Any) -> Any:
-        out[...] = function(x1, x2)
+        write(out, Ellipsis, function(x1, x2))
         return out
 
     return kernel
@@ -145,7 +145,7 @@ def _assign(name: str, x: DLArray, result: DLArray) -> DLArray:
         raise _dtype_change(name, x, result.dtype)
     if result.shape != x.shape:
         raise _shape_change(name, x, result.shape)
-    engine_view(x)[...] = engine_view(result)  # the standard's __setitem__
+    write(engine_view(x), Ellipsis, engine_view(result))  # the standard's __setitem__
     return x
 
 
@@ -235,7 +235,7 @@ def round_to(x: DLArray, ndigits: int | None) -> DLArray:
     # off, and a complex product makes an infinite part's partner NaN.)
     parts = call(_round_floats, xp, engine_view(_as_pairs(x)), ndigits)
     out = empty(x.shape, dtype=x.dtype, device=x.device)
-    engine_view(_as_pairs(out))[...] = engine_view(parts)
+    write(engine_view(_as_pairs(out)), Ellipsis, engine_view(parts))
     return out
 
 

@@ -24,7 +24,7 @@ from dlarray._creation import empty, zeros
 from dlarray._device import Device, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype, scalar_or_itself
 from dlarray._engine.numpy_engine import numpy_dtype, quiet
-from dlarray._engine.routing import engine_view, namespace_of, wrap
+from dlarray._engine.routing import engine_view, namespace_of, wrap, write
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
 from dlarray._storage.family import family_of
 from dlarray._transfer import copy_to_device
@@ -146,7 +146,7 @@ def _fill_value(value: Any, dtype: DType, func: str) -> Any:
 
 
 def _write(a: Any, value: Any) -> None:
-    a[...] = value
+    write(a, Ellipsis, value)
 
 
 _write_quietly = quiet(_write)
@@ -160,7 +160,7 @@ def _filled(shape: Any, value: Any, dtype: DType, device: Any, func: str) -> DLA
         if dtype in _NARROW and abs(value) > 1:  # may overflow to inf: not a warning
             _write_quietly(view, value)
         else:
-            view[...] = value
+            write(view, Ellipsis, value)
     return out
 
 
@@ -315,7 +315,7 @@ def arange(
             values = xp.arange(length, dtype=xp.int64, device=a.device) * step + start
         else:
             values = start + xp.arange(length, dtype=xp.float64, device=a.device) * step
-        a[...] = xp.astype(values, a.dtype, copy=False)
+        write(a, Ellipsis, xp.astype(values, a.dtype, copy=False))
     return out
 
 
@@ -346,7 +346,7 @@ def eye(
         # one step down and one right is cols + 1 elements.
         start = first * cols + first + k
         diagonal = out._view((stop - first,), (cols + 1,), out._byte_offset + start * d.itemsize)
-        _fill_view(diagonal)[...] = _fill_value(1, d, "eye")
+        write(_fill_view(diagonal), Ellipsis, _fill_value(1, d, "eye"))
     return out
 
 
@@ -380,11 +380,12 @@ def linspace(
     if num:
         a = _fill_view(out)
         xp = namespace_of(a)
-        a[...] = _linspace_quietly(
+        values = _linspace_quietly(
             xp, start, stop, num, dtype=a.dtype, device=a.device, endpoint=endpoint
         )
+        write(a, Ellipsis, values)
         if endpoint and num > 1:
-            a[-1] = stop  # exactly stop, as the standard requires
+            write(a, -1, stop)  # exactly stop, as the standard requires
     return out
 
 
@@ -432,7 +433,7 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
             a = engine_view(x)
             along = [1] * len(shape)
             along[axis] = x.shape[0]
-            engine_view(grid)[...] = namespace_of(a).reshape(a, tuple(along))
+            write(engine_view(grid), Ellipsis, namespace_of(a).reshape(a, tuple(along)))
         grids.append(grid)
     return tuple(grids)
 

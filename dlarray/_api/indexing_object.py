@@ -41,7 +41,7 @@ from dlarray._api.indexing_functions import checked_indices
 from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
-from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap
+from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap, write
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, common_device, promote, scalar_dtype
 from dlarray._views import basic_index, permute_dims
 
@@ -302,7 +302,7 @@ def _scatter(s: _Selection, value: Any) -> None:
     hit = xp.equal(xp.take(written, found), everywhere)
     hit = xp.reshape(hit, (1,) * len(before) + (extent,) + (1,) * len(after))
     new = xp.where(hit, xp.take(values, xp.take(sources, found), axis=ax), _merged_view(s))
-    _write(target, Ellipsis, xp.reshape(new, target.shape))
+    write(target, Ellipsis, xp.reshape(new, target.shape))
 
 
 # ---- the array object's methods ----
@@ -311,13 +311,11 @@ def _scatter(s: _Selection, value: Any) -> None:
 class _Hooks(NamedTuple):
     """An engine's own indexing, where its namespace has it (see the module
     notes): ``getitem(a, key)`` and ``setitem(a, key, value)`` for every key
-    dlarray takes, or None; and ``write(a, key, value)``, the standard's
-    ``__setitem__`` (a basic key or a sole mask) run where the engine
-    computes, or None for the array's operator."""
+    dlarray takes, or None (writes of the standard's kind are
+    ``routing.write``)."""
 
     getitem: Any
     setitem: Any
-    write: Any
 
 
 _HOOKS: dict[type, _Hooks] = {}  # engine array type -> its namespace's hooks
@@ -328,19 +326,9 @@ def _hooks(a: Any) -> _Hooks:
         return _HOOKS[type(a)]
     except KeyError:
         xp = namespace_of(a)
-        names = ("_dlarray_getitem", "_dlarray_setitem", "_dlarray_write")
+        names = ("_dlarray_getitem", "_dlarray_setitem")
         found = _HOOKS[type(a)] = _Hooks(*(getattr(xp, name, None) for name in names))
         return found
-
-
-def _write(target: Any, key: Any, value: Any) -> None:
-    """``target[key] = value``, the standard's ``__setitem__`` (a basic key or
-    a sole mask), into ``target``'s memory."""
-    write = _hooks(target).write
-    if write is None:
-        target[key] = value
-    else:
-        write(target, key, value)
 
 
 def getitem(x: DLArray, key: Any) -> DLArray:
@@ -390,7 +378,7 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
     source = _value(x, value)
     items = _engine_key(x, key)
     if items is None:
-        _write(engine_view(basic_index(x, _basic_key(key))), Ellipsis, source)
+        write(engine_view(basic_index(x, _basic_key(key))), Ellipsis, source)
         return
     a = engine_view(x)
     native_setitem = _hooks(a).setitem
@@ -400,6 +388,6 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
     xp = namespace_of(a)
     mask = _sole_mask(xp, x, items)
     if mask is not None:
-        _write(a, mask, source)
+        write(a, mask, source)
         return
     _scatter(_select(xp, x, key, items), source)

@@ -36,7 +36,7 @@ from dlarray._engine import (
 from dlarray._engine.namespaces import engine_dtype, namespace_of
 from dlarray._storage.family import FAMILIES, MemoryFamily
 
-__all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap"]
+__all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap", "write"]
 
 # The engine of host memory: NumPy, or the foreign engine for the test
 # session that proves the chapters use only the standard (strict_engine).
@@ -174,3 +174,21 @@ def _call_with_errstate(kernel: Any, *args: Any, **kwargs: Any) -> DLArray:  # p
 #: NumPy's floating-point warnings off (in C, once dlarray/__init__.py has
 #: registered the engine; see numpy_engine's notes on the error state).
 call = _core.engine_call if numpy_engine.ERROR_STATE is not None else _call_with_errstate
+
+
+_WRITERS: dict[type, Any] = {}  # engine array type -> its namespace's write, or None
+
+
+def write(target: Any, key: Any, value: Any) -> None:
+    """``target[key] = value`` on an engine array: the standard's
+    ``__setitem__`` (a basic key or a sole mask), run the way the engine
+    runs its functions (the CuPy engine: on the array's GPU), through the
+    namespace's ``_dlarray_write`` where it has one."""
+    try:
+        writer = _WRITERS[type(target)]
+    except KeyError:
+        writer = _WRITERS[type(target)] = getattr(namespace_of(target), "_dlarray_write", None)
+    if writer is None:
+        target[key] = value
+    else:
+        writer(target, key, value)
