@@ -233,24 +233,6 @@ def test_every_namespace_function_has_a_case():
     assert namespace_functions() - covered == set()
 
 
-# Chapters still written against NumPy, which make their result with a NumPy
-# call that no engine sees (np.asarray, np.array, np.ascontiguousarray, an
-# np.empty out= buffer): the result is a plain host array, and lands on the
-# CPU.  The chapters' conversion to the standard (issue 19) removes each;
-# listed, not hidden: a strict xfail fails once its chapter is converted.
-AWAITING_CONVERSION = {
-    "mean complex": "statistical.mean: np.asarray and an np.empty_like out= buffer",
-    "cumulative_sum": "statistical: the scan writes into an np.empty out= buffer",
-    "cumulative_prod": "statistical: the scan writes into an np.empty out= buffer",
-    "nonzero": "searching.nonzero: np.array of NumPy's indices",
-    "searchsorted": "searching.searchsorted: np.asarray(out, dtype=...)",
-    "sort descending": "sorting.sort: np.ascontiguousarray(np.flip(...))",
-    "unique_counts": "sets: np.ones/np.empty buffers and np.asarray",
-    "unique_inverse": "sets: np.ones/np.empty buffers and np.asarray",
-    "unique_all": "sets: np.ones/np.empty buffers and np.asarray",
-}
-
-
 def to_numpy(result):
     if isinstance(result, tuple):
         return tuple(to_numpy(r) for r in result)
@@ -263,9 +245,7 @@ def arrays_in(result):
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("case", CASES)
-def test_the_namespace_gives_the_cpu_result_on_the_same_memory_kind(fake, case, kind, request):
-    if case in AWAITING_CONVERSION:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=AWAITING_CONVERSION[case]))
+def test_the_namespace_gives_the_cpu_result_on_the_same_memory_kind(fake, case, kind):
     function, inputs = CASES[case]
     # (copies: asarray imports NumPy memory, and some cases write to it)
     expected = to_numpy(function(*(xp.asarray(a.copy()) for a in inputs)))
@@ -299,9 +279,7 @@ def test_every_creation_function_has_a_case():
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", MADE)
-def test_creation_functions_make_arrays_on_the_memory_kind(fake, name, kind, request):
-    if name in AWAITING_CONVERSION:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=AWAITING_CONVERSION[name]))
+def test_creation_functions_make_arrays_on_the_memory_kind(fake, name, kind):
     device = xp.Device(kind, 0)
     result = MADE[name](device)
     assert result.device == device
