@@ -359,7 +359,10 @@ def getitem(x: DLArray, key: Any) -> DLArray:
     if items is None:
         return basic_index(x, _basic_key(key))
     a = engine_view(x)
-    native_getitem = _hooks(a).getitem
+    try:
+        native_getitem = _HOOKS[type(a)].getitem
+    except KeyError:
+        native_getitem = _hooks(a).getitem
     if native_getitem is not None:
         return wrap(native_getitem(a, items))
     return _gather(_select(namespace_of(a), x, key, items))
@@ -403,7 +406,10 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
         _write(engine_view(basic_index(x, _basic_key(key))), Ellipsis, source)
         return
     a = engine_view(x)
-    native_setitem = _hooks(a).setitem
+    try:
+        native_setitem = _HOOKS[type(a)].setitem
+    except KeyError:
+        native_setitem = _hooks(a).setitem
     if native_setitem is not None:
         native_setitem(a, items, source)
         return
