@@ -21,12 +21,19 @@ built here from the standard's functions:
   ``take`` along it, and writing one ``where`` over it (for a position
   given twice, the last value given wins, as in NumPy).
 
+Only the standard's functions compute on engine arrays here, never their
+operators (CuPy's run on its current GPU, not the array's; its namespace
+enters the array's).  What is written goes into ``x``'s memory with the
+standard's ``__setitem__`` -- a basic key, or a sole mask of ``x``'s
+leading shape, which needs no ``where`` -- through the namespace's
+``_dlarray_write`` where it has one (an engine that must run it on the
+array's device).
+
 Where an engine's own indexing is dlarray's (NumPy's), its namespace
 provides it as ``_dlarray_getitem`` and ``_dlarray_setitem``
 (``numpy_engine.FIXES``), and the key goes to it as it is: the speed of
-``x[int_array]`` on the host.  A sole mask of the array's leading shape is
-the standard's own and goes to the engine directly (``x[mask]`` does so in
-C too, ``subscript.c``).
+``x[int_array]`` on the host.  (``x[mask]`` of NumPy arrays is done in C,
+``subscript.c``.)
 """
 
 from __future__ import annotations
@@ -337,7 +344,10 @@ def getitem(x: DLArray, key: Any) -> DLArray:
     if items is None:
         return basic_index(x, _basic_key(key))
     a = engine_view(x)
-    native_getitem = _hooks(a).getitem
+    try:
+        native_getitem = _HOOKS[type(a)].getitem
+    except KeyError:
+        native_getitem = _hooks(a).getitem
     if native_getitem is not None:
         return wrap(native_getitem(a, items))
     return _gather(_select(namespace_of(a), x, key, items))
@@ -381,7 +391,10 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
         write(engine_view(basic_index(x, _basic_key(key))), Ellipsis, source)
         return
     a = engine_view(x)
-    native_setitem = _hooks(a).setitem
+    try:
+        native_setitem = _HOOKS[type(a)].setitem
+    except KeyError:
+        native_setitem = _hooks(a).setitem
     if native_setitem is not None:
         native_setitem(a, items, source)
         return
