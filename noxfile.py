@@ -197,6 +197,7 @@ NAMESPACE_TESTS = (
     "test_array.py",
     "test_engine_creation.py",
     "test_engine_linalg.py",
+    "test_engine_manipulation.py",
 )
 
 

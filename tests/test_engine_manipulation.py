@@ -30,7 +30,7 @@ def path(request, monkeypatch):
     namespace has one (NumPy's), or the general one every engine can take."""
     if request.param == "general":
         view_type = type(engine_view(xp.zeros((1,))))
-        no_hooks = indexing_object._Hooks(None, None, None)
+        no_hooks = indexing_object._Hooks(None, None)
         monkeypatch.setattr(indexing_object, "_HOOKS", {view_type: no_hooks})
     return request.param
 
