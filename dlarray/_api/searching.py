@@ -17,7 +17,14 @@ from dlarray._core import engine_unary as fast_unary
 from dlarray._creation import cast
 from dlarray._dtypes import DType, scalar_or_itself
 from dlarray._engine.namespaces import engine_namespace
-from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
+from dlarray._engine.routing import (
+    FAST_PATH_ARRAY_TYPE,
+    call,
+    engine_dtype,
+    engine_view,
+    namespace_of,
+    wrap,
+)
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -34,10 +41,10 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 _INDEX = DEFAULT_DTYPES["indexing"]
 _REAL = CATEGORIES["real-valued"]
 _BOOL = CATEGORIES["bool"]
-# The host engine's kernels, for the C fast path (as in statistical.py).
+# The host engine's kernels, for the C fast path and arrays of its type
+# (as in statistical.py).
 _HOST = engine_namespace("numpy")
-_HOST_ARGMAX = _HOST.argmax
-_HOST_ARGMIN = _HOST.argmin
+_HOST_ARGMAX, _HOST_ARGMIN, _HOST_WHERE = _HOST.argmax, _HOST.argmin, _HOST.where
 
 
 def _keepdims(value: Any, func: str) -> bool:
@@ -249,7 +256,8 @@ def where(
     ):
         common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
     try:
-        out = call(namespace_of(cond).where, cond, a1, a2)
+        kernel = _HOST_WHERE if type(cond) is FAST_PATH_ARRAY_TYPE else namespace_of(cond).where
+        out = call(kernel, cond, a1, a2)
     except ValueError:
         # where fails with ValueError only when the shapes do not broadcast.
         raise ValueError(

@@ -35,7 +35,13 @@ from dlarray._array import DLArray
 from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.namespaces import engine_namespace
-from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
+from dlarray._engine.routing import (
+    FAST_PATH_ARRAY_TYPE,
+    call,
+    engine_dtype,
+    engine_view,
+    namespace_of,
+)
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -73,8 +79,11 @@ _SELF_ACCUMULATING = frozenset(
 )
 # The host engine's namespace: the kernels of the C fast path
 # (fast_unary), which reduces an array with a cached NumPy view over every
-# axis in one call; every other call computes through namespace_of(a).
+# axis in one call, and of the engine call for arrays of the fast path's
+# type (namespace_of would give the same, a little slower); every other
+# array computes through namespace_of(a).
 _HOST = engine_namespace("numpy")
+_HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, _HOST.min
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -151,11 +160,14 @@ def _rounded(xp: Any, result: Any, dtype: DType) -> Any:
 # ---- sum and prod ----
 
 
-def _accumulate(x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str) -> DLArray:
+def _accumulate(x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+    """sum or prod (the common case, over every axis, is the C fast path in
+    the functions themselves)."""
     if type(x) is DLArray and dtype is None and x.dtype in _SELF_ACCUMULATING:
         a = engine_view(x)
         axes = engine_axis(a.ndim, axis, keepdims, func)
-        return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
+        kernel = host if type(a) is FAST_PATH_ARRAY_TYPE else getattr(namespace_of(a), func)
+        return call(kernel, a, axis=axes, keepdims=keepdims)
     a = unary(x, _NUMERIC, "numeric", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
@@ -173,10 +185,6 @@ def _accumulate_kernel(
     work = engine_dtype(xp, _work_dtype(out_dtype))
     result = getattr(xp, func)(values, axis=axes, dtype=work, keepdims=keepdims)
     return _rounded(xp, result, out_dtype)
-
-
-_HOST_SUM = _HOST.sum
-_HOST_PROD = _HOST.prod
 
 
 def sum(
@@ -220,7 +228,7 @@ def sum(
         result = fast_unary(_HOST_SUM, _SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
-    return _accumulate(x, axis, dtype, keepdims, "sum")
+    return _accumulate(x, axis, dtype, keepdims, "sum", _HOST_SUM)
 
 
 def prod(
@@ -246,7 +254,7 @@ def prod(
         result = fast_unary(_HOST_PROD, _SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
-    return _accumulate(x, axis, dtype, keepdims, "prod")
+    return _accumulate(x, axis, dtype, keepdims, "prod", _HOST_PROD)
 
 
 # ---- cumulative_sum and cumulative_prod ----
@@ -350,7 +358,8 @@ def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, host: Any) -> DLAr
         if x.dtype in _REAL:
             a = engine_view(x)
             axes = engine_axis(a.ndim, axis, keepdims, func)
-            return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
+            kernel = host if type(a) is FAST_PATH_ARRAY_TYPE else getattr(namespace_of(a), func)
+            return call(kernel, a, axis=axes, keepdims=keepdims)
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     kept = [n for i, n in enumerate(a.shape) if i not in axes]
@@ -362,10 +371,6 @@ def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, host: Any) -> DLAr
             f"reduced axes {axes})"
         )
     return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
-
-
-_HOST_MAX = _HOST.max
-_HOST_MIN = _HOST.min
 
 
 def max(

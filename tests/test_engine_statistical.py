@@ -1,0 +1,515 @@
+"""Statistical, searching and utility functions computed through the
+engine's standard namespace.
+
+These tests run on whichever engine computes on host memory: NumPy by
+default, array-api-strict under ``DLARRAY_HOST_ENGINE=array_api_strict``
+(the foreign engine, which refuses anything outside the standard).
+Expected values come from NumPy on host copies.  The last section checks
+the NumPy engine's own reductions (``numpy_engine.FIXES``) against NumPy's
+public functions, whatever the host engine.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import dlarray as xp
+from dlarray._engine.namespaces import engine_namespace
+
+INTEGER = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+REAL = (*INTEGER, "float32", "float64")
+NUMERIC = (*REAL, "complex64", "complex128")
+ALL = ("bool", *NUMERIC)
+AXES = (None, 0, -1, (0, 2), (), (2, 0, 1))
+
+
+def host(x):
+    return np.from_dlpack(x)
+
+
+def values(name, shape=(2, 3, 4), seed=0):
+    """NumPy values of dtype ``name`` that no reduction here overflows."""
+    rng = np.random.default_rng(seed)
+    size = math.prod(shape)
+    if name == "bool":
+        return (rng.integers(0, 2, size) == 1).reshape(shape)
+    if name in INTEGER:
+        low = 0 if name.startswith("u") else -3
+        return rng.integers(low, 4, size).astype(name).reshape(shape)
+    a = rng.uniform(-2.0, 2.0, size)
+    if name.startswith("complex"):
+        a = a + 1j * rng.uniform(-2.0, 2.0, size)
+    return a.astype(name).reshape(shape)
+
+
+def np_axis(axis):
+    return tuple(axis) if isinstance(axis, tuple) else axis
+
+
+@pytest.fixture(autouse=True)
+def _warnings_are_errors():
+    # The engines' floating-point warnings (inf - inf, 0 / 0) are values in
+    # the standard, and must not leak out.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def assert_result(out, expected, dtype, exact=True):
+    assert out.dtype is dtype
+    got = host(out)
+    assert got.shape == np.shape(expected)
+    if exact:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+# ---- sum and prod ----
+
+
+def _accumulated(name):
+    """The standard's result dtype of sum, prod and the scans of ``name``."""
+    if name in INTEGER:
+        return "uint64" if name.startswith("u") else "int64"
+    return name
+
+
+@pytest.mark.parametrize("func", ["sum", "prod"])
+@pytest.mark.parametrize("name", NUMERIC)
+def test_sum_and_prod_give_the_standard_dtype_over_every_kind_of_axis(func, name):
+    a = values(name)
+    x = xp.asarray(a)
+    out_name = _accumulated(name)
+    wide = {"float32": "float64", "complex64": "complex128"}.get(out_name, out_name)
+    for axis in AXES:
+        for keepdims in (False, True):
+            out = getattr(xp, func)(x, axis=axis, keepdims=keepdims)
+            expected = getattr(np, func)(a, axis=np_axis(axis), keepdims=keepdims, dtype=wide)
+            assert_result(out, np.asarray(expected).astype(out_name), getattr(xp, out_name))
+
+
+@pytest.mark.parametrize("func", ["sum", "prod"])
+def test_sum_and_prod_cast_to_the_dtype_argument_first(func):
+    a = np.array([[0.1, 0.7], [1e-9, 3.0]])  # float64
+    x = xp.asarray(a)
+    out = getattr(xp, func)(x, axis=0, dtype=xp.float32)
+    # Rounded to float32 first, accumulated in float64, rounded once.
+    values32 = a.astype(np.float32).astype(np.float64)
+    expected = getattr(np, func)(values32, axis=0).astype(np.float32)
+    assert_result(out, expected, xp.float32)
+    ints = xp.asarray([[1, 2], [3, 4]], dtype=xp.int8)
+    assert_result(xp.sum(ints, dtype=xp.float64), np.float64(10.0), xp.float64)
+    assert_result(xp.prod(ints, axis=1, dtype=xp.int16), np.array([2, 12], np.int16), xp.int16)
+    assert_result(xp.sum(xp.asarray([1.9, 2.9]), dtype=xp.int32), np.int32(3), xp.int32)
+
+
+def test_float32_sums_accumulate_in_double_precision():
+    column = np.array([2.0**24] + [1.0] * 40 + [16 - 2.0**24], dtype=np.float32)
+    x = xp.asarray(column.reshape(-1, 1))
+    assert host(xp.sum(x, axis=0)).tolist() == [56.0]
+    assert host(xp.sum(x)).tolist() == 56.0
+    scan = host(xp.cumulative_sum(xp.asarray(column)))
+    assert scan.dtype == np.float32 and scan[-1] == 56.0
+    c = xp.asarray((column + 0j).astype(np.complex64))
+    assert host(xp.sum(c)) == 56.0 + 0j
+
+
+def test_sum_and_prod_of_nothing_are_their_identities():
+    empty = xp.zeros((0, 3), dtype=xp.float32)
+    assert_result(xp.sum(empty), np.float32(0), xp.float32)
+    assert_result(xp.prod(empty, axis=0), np.ones(3, np.float32), xp.float32)
+    assert_result(
+        xp.sum(xp.zeros((2, 0), dtype=xp.uint8), axis=1), np.zeros(2, np.uint64), xp.uint64
+    )
+
+
+def test_sum_refuses_what_the_standard_refuses():
+    with pytest.raises(TypeError, match="numeric"):
+        xp.sum(xp.asarray([True]))
+    with pytest.raises(TypeError, match="real dtype float64"):
+        xp.sum(xp.asarray([1j]), dtype=xp.float64)
+    with pytest.raises(TypeError, match="keepdims"):
+        xp.sum(xp.ones(2), keepdims=1)
+    with pytest.raises(ValueError, match="repeats"):
+        xp.prod(xp.ones((2, 2)), axis=(0, -2))
+
+
+# ---- cumulative_sum and cumulative_prod ----
+
+
+@pytest.mark.parametrize("func", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("name", NUMERIC)
+def test_scans_along_each_axis_with_and_without_the_initial_value(func, name):
+    a = values(name)
+    x = xp.asarray(a)
+    out_name = _accumulated(name)
+    wide = {"float32": "float64", "complex64": "complex128"}.get(out_name, out_name)
+    identity = 0 if func == "cumulative_sum" else 1
+    for axis in (0, 1, -1):
+        for include_initial in (False, True):
+            out = getattr(xp, func)(x, axis=axis, include_initial=include_initial)
+            scan = getattr(np, func)(a, axis=axis, dtype=wide)
+            if include_initial:
+                shape = list(a.shape)
+                shape[axis] = 1
+                scan = np.concatenate([np.full(shape, identity, dtype=wide), scan], axis=axis)
+            assert_result(out, scan.astype(out_name), getattr(xp, out_name), exact=False)
+
+
+def test_scans_of_one_dimension_need_no_axis_and_take_a_dtype():
+    x = xp.asarray([1, 2, 3], dtype=xp.uint8)
+    assert_result(xp.cumulative_sum(x), np.array([1, 3, 6], np.uint64), xp.uint64)
+    assert_result(
+        xp.cumulative_prod(x, dtype=xp.float32, include_initial=True),
+        np.array([1, 1, 2, 6], np.float32),
+        xp.float32,
+    )
+    assert_result(xp.cumulative_sum(xp.zeros(0), include_initial=True), np.zeros(1), xp.float64)
+
+
+def test_scans_refuse_what_has_no_axis():
+    with pytest.raises(ValueError, match="at least one axis"):
+        xp.cumulative_sum(xp.asarray(1.0))
+    with pytest.raises(ValueError, match="axis is required"):
+        xp.cumulative_prod(xp.ones((2, 2)))
+    with pytest.raises(TypeError, match="include_initial"):
+        xp.cumulative_sum(xp.ones(2), include_initial=1)
+
+
+# ---- max and min ----
+
+
+@pytest.mark.parametrize("func", ["max", "min"])
+@pytest.mark.parametrize("name", REAL)
+def test_max_and_min_over_every_kind_of_axis(func, name):
+    a = values(name)
+    x = xp.asarray(a)
+    for axis in AXES:
+        for keepdims in (False, True):
+            out = getattr(xp, func)(x, axis=axis, keepdims=keepdims)
+            expected = getattr(np, func)(a, axis=np_axis(axis), keepdims=keepdims)
+            assert_result(out, expected, getattr(xp, name))
+
+
+@pytest.mark.parametrize("func", ["max", "min"])
+def test_max_and_min_propagate_nan_and_refuse_zero_elements(func):
+    x = xp.asarray([[1.0, math.nan], [-math.inf, 2.0]])
+    assert math.isnan(float(getattr(xp, func)(x)))
+    assert_result(getattr(xp, func)(x, axis=0), getattr(np, func)(host(x), axis=0), xp.float64)
+    with pytest.raises(ValueError, match="zero elements"):
+        getattr(xp, func)(xp.zeros((0, 3)))
+    with pytest.raises(ValueError, match="zero elements"):
+        getattr(xp, func)(xp.zeros((0, 3)), axis=0)
+    # No element of the result reduces zero elements: an empty result.
+    assert_result(getattr(xp, func)(xp.zeros((0, 3)), axis=1), np.zeros(0), xp.float64)
+    with pytest.raises(TypeError, match="real-valued"):
+        getattr(xp, func)(xp.asarray([1j]))
+
+
+# ---- mean, var and std ----
+
+
+@pytest.mark.parametrize("name", ("int8", "uint32", "int64", "float32", "float64"))
+def test_mean_var_std_of_real_arrays(name):
+    a = values(name)
+    x = xp.asarray(a)
+    out_dtype = getattr(xp, name if name.startswith("float") else "float64")
+    exact = a.astype(np.float64)
+    for axis in AXES:
+        for keepdims in (False, True):
+            ax = np_axis(axis)
+            expected = np.mean(exact, axis=ax, keepdims=keepdims)
+            assert_result(xp.mean(x, axis=axis, keepdims=keepdims), expected, out_dtype, False)
+            for correction in (0, 1, 0.5):
+                count = a.size if axis is None else math.prod(a.shape[i] for i in np.atleast_1d(ax))
+                if count - correction <= 0:
+                    continue
+                v = np.var(exact, axis=ax, keepdims=keepdims, ddof=correction)
+                out = xp.var(x, axis=axis, correction=correction, keepdims=keepdims)
+                assert_result(out, v, out_dtype, False)
+                out = xp.std(x, axis=axis, correction=correction, keepdims=keepdims)
+                assert_result(out, np.sqrt(v), out_dtype, False)
+    assert np.array_equal(host(x), a)  # the in-place steps of var work on a copy
+
+
+def test_var_and_std_are_nan_where_the_correction_leaves_no_divisor():
+    x = xp.asarray([[1.0, 2.0], [3.0, 5.0]], dtype=xp.float32)
+    assert_result(xp.var(x, axis=0, correction=2), np.full(2, np.nan, np.float32), xp.float32)
+    assert_result(xp.std(x, correction=4.5), np.float32(np.nan), xp.float32)
+    assert_result(xp.var(xp.zeros((0,))), np.float64(np.nan), xp.float64)
+    with pytest.raises(ValueError, match="non-negative"):
+        xp.var(x, correction=-1)
+    with pytest.raises(TypeError, match="correction"):
+        xp.std(x, correction=True)
+    with pytest.raises(TypeError, match="real-valued"):
+        xp.var(xp.asarray([1j]))
+
+
+@pytest.mark.parametrize("name", ("complex64", "complex128"))
+def test_mean_of_complex_divides_the_parts_separately(name):
+    a = values(name)
+    x = xp.asarray(a)
+    for axis in (None, 1, (0, 2)):
+        expected = np.mean(a.astype(np.complex128), axis=axis)
+        assert_result(xp.mean(x, axis=axis), expected.astype(name), getattr(xp, name), False)
+    special = np.array(
+        [
+            [1 + 1j, complex(2, math.nan)],
+            [complex(math.inf, 4), 3 + 0j],
+            [complex(1, -math.inf), 1 + 0j],
+            [complex(math.nan, 2), 1 + 1j],
+        ],
+        dtype=name,
+    )
+    out = host(xp.mean(xp.asarray(special), axis=1))
+    # A NaN or an infinity in one part leaves the other part alone.
+    assert out[0].real == 1.5 and math.isnan(out[0].imag)
+    assert out[1].real == math.inf and out[1].imag == 2.0
+    assert out[2].real == 1.0 and out[2].imag == -math.inf
+    assert math.isnan(out[3].real) and out[3].imag == 1.5
+    nothing = host(xp.mean(xp.zeros((0, 2), dtype=getattr(xp, name)), axis=0))
+    assert all(math.isnan(z.real) and math.isnan(z.imag) for z in nothing)
+
+
+def test_mean_of_nothing_is_nan():
+    assert_result(xp.mean(xp.zeros((0, 2)), axis=0), np.full(2, np.nan), xp.float64)
+    assert_result(xp.mean(xp.zeros(0, dtype=xp.int8)), np.float64(np.nan), xp.float64)
+
+
+# ---- all, any and diff ----
+
+
+@pytest.mark.parametrize("func", ["all", "any"])
+@pytest.mark.parametrize("name", ALL)
+def test_all_and_any_of_every_dtype(func, name):
+    a = values(name)
+    if name.startswith("float"):
+        a[0, 0, 0], a[1, 1, 1] = math.nan, 0.0
+    if name.startswith("complex"):
+        a[0, 0, 0], a[1, 1, 1] = 1j, 0
+    x = xp.asarray(a)
+    for axis in AXES:
+        for keepdims in (False, True):
+            out = getattr(xp, func)(x, axis=axis, keepdims=keepdims)
+            expected = getattr(np, func)(a, axis=np_axis(axis), keepdims=keepdims)
+            assert_result(out, expected, xp.bool)
+    assert_result(
+        getattr(xp, func)(xp.zeros((0,), dtype=getattr(xp, name))), func == "all", xp.bool
+    )
+
+
+def test_diff_differences_n_times_along_an_axis():
+    a = np.array([[1, 4, 9, 16], [2, 3, 5, 7]], dtype=np.int16)
+    x = xp.asarray(a)
+    for axis in (0, 1, -1):
+        for n in (1, 2, 3, 7):
+            assert_result(xp.diff(x, axis=axis, n=n), np.diff(a, n=n, axis=axis), xp.int16)
+    f = xp.asarray([1.0, math.inf, math.inf])
+    assert_result(xp.diff(f), np.array([math.inf, math.nan]), xp.float64)  # no warning
+
+
+def test_diff_joins_prepend_and_append_in_the_promoted_dtype():
+    x = xp.asarray([[1, 4], [9, 16]], dtype=xp.int8)
+    before = xp.asarray([[-100], [100]], dtype=xp.int32)
+    after = xp.asarray([[20, 30]], dtype=xp.int16)
+    expected = np.diff(np.array([[-100, 1, 4], [100, 9, 16]], np.int32), axis=1)
+    assert_result(xp.diff(x, prepend=before), expected, xp.int32)
+    assert_result(
+        xp.diff(x, axis=0, append=after), np.array([[8, 12], [11, 14]], np.int16), xp.int16
+    )
+    with pytest.raises(ValueError, match="must match"):
+        xp.diff(x, prepend=xp.zeros((1, 1), dtype=xp.int8))
+
+
+def test_diff_with_n_0_is_a_copy():
+    x = xp.asarray([1.0, 2.0])
+    y = xp.diff(x, n=0)
+    assert_result(y, np.array([1.0, 2.0]), xp.float64)
+    y[0] = 7.0
+    assert host(x).tolist() == [1.0, 2.0]
+    joined = xp.diff(x, n=0, append=xp.asarray([3.0]))
+    assert_result(joined, np.array([1.0, 2.0, 3.0]), xp.float64)
+
+
+def test_diff_refuses_what_the_standard_refuses():
+    with pytest.raises(ValueError, match="at least one axis"):
+        xp.diff(xp.asarray(1.0))
+    with pytest.raises(ValueError, match="non-negative"):
+        xp.diff(xp.ones(3), n=-1)
+    with pytest.raises(TypeError, match="n must be an int"):
+        xp.diff(xp.ones(3), n=1.0)
+
+
+# ---- argmax, argmin, count_nonzero and nonzero ----
+
+
+@pytest.mark.parametrize("func", ["argmax", "argmin"])
+@pytest.mark.parametrize("name", REAL)
+def test_argmax_and_argmin_find_the_first_extreme(func, name):
+    a = values(name) % 2  # many ties
+    x = xp.asarray(a)
+    for axis in (None, 0, 1, -1):
+        for keepdims in (False, True):
+            out = getattr(xp, func)(x, axis=axis, keepdims=keepdims)
+            expected = getattr(np, func)(a, axis=axis, keepdims=keepdims)
+            assert_result(out, np.asarray(expected, dtype=np.int64), xp.int64)
+
+
+def test_argmax_finds_the_first_nan_and_refuses_empty_axes():
+    x = xp.asarray([[1.0, math.nan, math.nan], [math.inf, 0.0, math.nan]])
+    assert_result(xp.argmax(x, axis=1), np.array([1, 2]), xp.int64)
+    assert_result(xp.argmin(x), np.int64(1), xp.int64)
+    with pytest.raises(ValueError, match="no elements"):
+        xp.argmax(xp.zeros((2, 0)), axis=1)
+    with pytest.raises(ValueError, match="no elements"):
+        xp.argmin(xp.zeros(0))
+    assert_result(xp.argmax(xp.zeros((0, 2)), axis=1), np.zeros(0, np.int64), xp.int64)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_count_nonzero_counts_in_the_index_dtype(name):
+    a = values(name)
+    if name.startswith("complex"):
+        a[0, 0, :] = [0, 1j, 0, math.nan]
+    x = xp.asarray(a)
+    for axis in AXES:
+        for keepdims in (False, True):
+            out = xp.count_nonzero(x, axis=axis, keepdims=keepdims)
+            expected = np.count_nonzero(a, axis=np_axis(axis), keepdims=keepdims)
+            assert_result(out, np.asarray(expected, dtype=np.int64), xp.int64)
+
+
+@pytest.mark.parametrize("name", ("bool", "int8", "float32", "complex128"))
+def test_nonzero_gives_one_index_array_of_its_own_per_axis(name):
+    a = values(name)
+    if name == "complex128":
+        a[0, 0, :] = [0, 1j, 0, math.nan]
+    x = xp.asarray(a)
+    out = xp.nonzero(x)
+    assert len(out) == 3
+    for got, expected in zip(out, np.nonzero(a), strict=True):
+        assert_result(got, expected.astype(np.int64), xp.int64)
+        assert host(got).flags.c_contiguous  # not a column of one shared block
+    assert [host(i).tolist() for i in xp.nonzero(xp.zeros(3))] == [[]]
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        xp.nonzero(xp.asarray(1))
+
+
+# ---- searchsorted and where ----
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_with_arrays_scalars_and_sorters(side):
+    sorted_ = np.array([-math.inf, 1.0, 2.0, 2.0, 3.0, math.inf, math.nan])
+    probes = np.array([[2.0, math.nan], [-math.inf, 2.5]])
+    x1 = xp.asarray(sorted_)
+    assert_result(
+        xp.searchsorted(x1, xp.asarray(probes), side=side),
+        np.searchsorted(sorted_, probes, side=side),
+        xp.int64,
+    )
+    assert_result(
+        xp.searchsorted(x1, 2, side=side), np.searchsorted(sorted_, 2.0, side=side), xp.int64
+    )
+    ints = xp.asarray([1, 3, 5], dtype=xp.int8)
+    assert_result(
+        xp.searchsorted(ints, xp.asarray([2, 6], dtype=xp.int32), side=side),
+        np.searchsorted(np.array([1, 3, 5]), [2, 6], side=side),
+        xp.int64,
+    )
+    assert_result(
+        xp.searchsorted(ints, 5, side=side), np.searchsorted([1, 3, 5], 5, side), xp.int64
+    )
+    with pytest.raises(OverflowError, match="does not fit in int8"):
+        xp.searchsorted(ints, 300, side=side)
+    shuffled = np.array([3.0, 1.0, 2.0])
+    for order_dtype in (xp.int64, xp.uint8, xp.uint64, xp.int16):
+        order = xp.asarray([1, 2, 0], dtype=order_dtype)
+        out = xp.searchsorted(xp.asarray(shuffled), xp.asarray([2.0, 0.0]), side=side, sorter=order)
+        assert_result(
+            out, np.searchsorted(shuffled, [2.0, 0.0], side=side, sorter=[1, 2, 0]), xp.int64
+        )
+
+
+def test_searchsorted_refuses_what_the_standard_refuses():
+    x1 = xp.asarray([1.0, 2.0])
+    with pytest.raises(ValueError, match="outside"):
+        xp.searchsorted(x1, 1.0, sorter=xp.asarray([0, 2]))
+    with pytest.raises(ValueError, match="outside"):
+        xp.searchsorted(x1, 1.0, sorter=xp.asarray([-1, 0]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        xp.searchsorted(xp.ones((2, 2)), 1.0)
+    with pytest.raises(ValueError, match="side"):
+        xp.searchsorted(x1, 1.0, side="middle")
+    with pytest.raises(TypeError, match="x2"):
+        xp.searchsorted(x1, "a")
+    with pytest.raises(TypeError, match="real-valued"):
+        xp.searchsorted(x1, xp.asarray([1j]))
+
+
+def test_where_broadcasts_and_promotes():
+    cond = xp.asarray([[True], [False]])
+    x1 = xp.asarray([1, 2, 3], dtype=xp.int8)
+    x2 = xp.asarray([[10], [20]], dtype=xp.int16)
+    assert_result(xp.where(cond, x1, x2), np.array([[1, 2, 3], [20, 20, 20]], np.int16), xp.int16)
+    assert_result(xp.where(cond, x1, 0), np.array([[1, 2, 3], [0, 0, 0]], np.int8), xp.int8)
+    assert_result(
+        xp.where(cond, 1.5, xp.ones(3, dtype=xp.float32)),
+        np.array([[1.5] * 3, [1] * 3], np.float32),
+        xp.float32,
+    )
+    with pytest.raises(ValueError, match=r"shapes \(3,\), \(2,\) and \(\) do not broadcast"):
+        xp.where(xp.asarray([True, False, True]), xp.ones(2), 0.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.where(xp.asarray([True, False, True]), xp.ones(2), xp.ones(2))
+    with pytest.raises(TypeError, match="bool"):
+        xp.where(xp.ones(2), x1, x1)
+
+
+# ---- the NumPy engine's reductions (numpy_engine.FIXES) ----
+
+NUMPY = engine_namespace("numpy")
+NP_DTYPES = (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float16)
+NP_DTYPES += (np.float32, np.float64, np.complex64, np.complex128)
+
+
+@pytest.mark.parametrize("dtype", NP_DTYPES)
+def test_the_numpy_engines_reductions_are_numpys(dtype):
+    a = values(np.dtype(dtype).name)
+    real = np.dtype(dtype).kind != "c"
+    for axis in AXES:
+        ax = np_axis(axis)
+        for keepdims in (False, True):
+            checks = [("sum", np.sum, {}), ("prod", np.prod, {}), ("all", np.all, {})]
+            checks += [
+                ("any", np.any, {}),
+                ("sum", np.sum, {"dtype": np.float64 if real else np.complex128}),
+            ]
+            if real and np.dtype(dtype) != np.bool_:
+                checks += [("max", np.max, {}), ("min", np.min, {})]
+            for name, reference, extra in checks:
+                got = getattr(NUMPY, name)(a, axis=ax, keepdims=keepdims, **extra)
+                expected = reference(a, axis=ax, keepdims=keepdims, **extra)
+                assert type(got) is np.ndarray or np.isscalar(got)
+                assert got.dtype == expected.dtype and np.shape(got) == np.shape(expected)
+                np.testing.assert_array_equal(got, expected)
+        if real and axis is not None and not isinstance(axis, tuple):
+            for name in ("argmax", "argmin"):
+                for keepdims in (False, True):
+                    got = getattr(NUMPY, name)(a, axis=axis, keepdims=keepdims)
+                    np.testing.assert_array_equal(
+                        got, getattr(np, name)(a, axis=axis, keepdims=keepdims)
+                    )
+    if real:
+        # Over every axis: a 0-d array (cheaper to adopt than NumPy's scalar).
+        for name in ("max", "all", "argmax") if dtype is not np.bool_ else ("all",):
+            assert type(getattr(NUMPY, name)(a)) is np.ndarray
+        if np.sum(a).dtype == a.dtype:
+            assert type(NUMPY.sum(a)) is np.ndarray
+        with pytest.raises(ValueError):
+            NUMPY.max(np.zeros(0, dtype))
