@@ -198,6 +198,7 @@ NAMESPACE_TESTS = (
     "test_engine_creation.py",
     "test_engine_linalg.py",
     "test_engine_manipulation.py",
+    "test_engine_statistical.py",
 )
 
 
