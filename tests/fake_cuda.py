@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
+
+from dlarray._cuda import runtime as cuda_runtime
 
 
 class Call(tuple):  # type: ignore[type-arg]
@@ -194,3 +197,25 @@ class FakeCupy(types.ModuleType):
             yield stream
         finally:
             self._current[gpu] = previous
+
+
+_ABSENT = object()
+
+
+@contextlib.contextmanager
+def stand_in(gpus: int = 2) -> Iterator[FakeRuntime]:
+    """dlarray's CUDA runtime replaced by a :class:`FakeRuntime` with ``gpus``
+    GPUs, and CuPy hidden from it while it is in use: a real CuPy imported
+    earlier in the process (by the interop tests) would be asked for its
+    current stream, which needs a driver.  Tests that want a CuPy stream
+    install :class:`FakeCupy` (or their own) in ``sys.modules`` inside."""
+    saved = sys.modules.get("cupy", _ABSENT)
+    sys.modules["cupy"] = None  # type: ignore[assignment]
+    try:
+        with cuda_runtime.use_runtime(FakeRuntime(gpus=gpus)) as rt:
+            yield rt
+    finally:
+        if saved is _ABSENT:
+            sys.modules.pop("cupy", None)
+        else:
+            sys.modules["cupy"] = saved  # type: ignore[assignment]

@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 import pytest
-from fake_cuda import FakeRuntime
+from fake_cuda import stand_in
 
 import dlarray
 from dlarray._cuda import runtime as cuda_runtime
@@ -36,7 +36,7 @@ NUMPY_FORMATS = {d.name: memoryview(np.zeros(1, dtype=d.name)).format for d in S
 
 @pytest.fixture
 def fake():
-    with cuda_runtime.use_runtime(FakeRuntime(gpus=2)) as rt:
+    with stand_in(gpus=2) as rt:
         yield rt
 
 

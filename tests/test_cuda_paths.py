@@ -16,7 +16,7 @@ import types
 import abi
 import numpy as np
 import pytest
-from fake_cuda import FakeRuntime
+from fake_cuda import stand_in
 
 import dlarray
 from dlarray import _core
@@ -39,7 +39,7 @@ def without_cupy(monkeypatch):
 
 @pytest.fixture
 def fake():
-    with cuda_runtime.use_runtime(FakeRuntime(gpus=2)) as rt:
+    with stand_in(gpus=2) as rt:
         yield rt
 
 

@@ -17,7 +17,7 @@ import sys
 import abi
 import numpy as np
 import pytest
-from fake_cuda import FakeCupy, FakeRuntime
+from fake_cuda import FakeCupy, FakeRuntime, stand_in
 
 import dlarray
 from dlarray._cuda import runtime as cuda_runtime
@@ -31,7 +31,7 @@ ORDERING = {"event_create", "event_record", "stream_wait_event", "event_destroy"
 
 @pytest.fixture
 def fake():
-    with cuda_runtime.use_runtime(FakeRuntime(gpus=2)) as rt:
+    with stand_in(gpus=2) as rt:
         yield rt
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import abi
 import numpy as np
 import pytest
-from fake_cuda import FakeRuntime
+from fake_cuda import stand_in
 
 import dlarray as xp
-from dlarray._cuda import runtime as cuda_runtime
 from dlarray._engine import host_view_engine, namespaces, routing
 from dlarray._engine.host_view_engine import HostView
 
@@ -24,7 +23,7 @@ KINDS = ["cuda_managed", "cuda_host"]
 
 @pytest.fixture
 def fake():
-    with cuda_runtime.use_runtime(FakeRuntime(gpus=1)) as rt:
+    with stand_in(gpus=1) as rt:
         yield rt
 
 

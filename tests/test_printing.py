@@ -19,13 +19,12 @@ import textwrap
 import abi
 import numpy as np
 import pytest
-from fake_cuda import FakeRuntime
+from fake_cuda import FakeRuntime, stand_in
 
 import dlarray
 from dlarray import subbyte
 from dlarray._api import printing
 from dlarray._array import retag
-from dlarray._cuda import runtime as cuda_runtime
 from dlarray._dtypes import DTYPES_BY_NAME
 from dlarray._engine import numpy_engine
 from dlarray._float_formats import decode_all
@@ -380,7 +379,7 @@ def test_extended_dtypes_print_when_the_engine_cannot_reach_ml_dtypes(monkeypatc
 
 @pytest.fixture
 def fake():
-    with cuda_runtime.use_runtime(FakeRuntime(gpus=2)) as rt:
+    with stand_in(gpus=2) as rt:
         yield rt
 
 
