@@ -35,3 +35,28 @@ def _release_ctypes_producers():
     gc.collect()
     for producer in made:
         assert producer.callback_errors == []
+
+
+# The tests that compute with a real CuPy: on a GPU (tests/cuda/), in the
+# interop matrix, and the call-shape test (which does so in a child process).
+_REAL_CUPY_TESTS = (
+    os.path.join("tests", "cuda") + os.sep,
+    os.path.join("tests", "interop", "test_cupy.py"),
+    os.path.join("tests", "test_cupy_call_shapes.py"),
+)
+
+
+@pytest.fixture(autouse=True)
+def _cupy_only_where_asked(request, monkeypatch):
+    """Hide a real CuPy from every other test.
+
+    CuPy imports without a GPU, and once a module of the run has imported it
+    (the interop matrix does, at collection), dlarray asks it for its current
+    stream (its work stream, see dlarray._cuda.streams) -- which needs a
+    driver.  The tests of the stand-in CUDA runtime are about dlarray's own
+    calls, whichever module ran before them, so they see no CuPy unless they
+    install a stand-in of their own (``monkeypatch.setitem(sys.modules,
+    "cupy", ...)`` after this)."""
+    path = str(request.node.path)
+    if not any(part in path for part in _REAL_CUPY_TESTS):
+        monkeypatch.setitem(sys.modules, "cupy", None)
