@@ -105,8 +105,8 @@ def sign(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     finite ``z`` whose modulus exceeds the largest float gives a wrong
     direction (``sign(2.4e38 + 2.4e38j)`` in complex64 is ``1j``, not
     ``0.707 + 0.707j``).  Dividing by the larger part first keeps every
-    finite nonzero ``z`` in range; zeros, infinities and NaN keep the
-    kernel's result.
+    finite nonzero ``z`` in range; zeros give ``0 + 0j``; infinities and NaN
+    keep the kernel's result.
     """
     kernel, complex_ = base.sign, _dtypes(base, dtype_of, "complex64", "complex128")
 
@@ -118,6 +118,10 @@ def sign(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
             if base.any(finite):
                 scaled = a / base.where(finite, scale, base.ones_like(scale))
                 result = base.where(finite, scaled / base.abs(scaled), result)
+            # sign(±0 ± 0j) is 0 + 0j (array-api-strict's z / |z| gives NaN).
+            zero = a == 0
+            if base.any(zero):
+                result = base.where(zero, base.zeros_like(result), result)
         return result
 
     return fixed
