@@ -275,3 +275,13 @@ def test_repeat_checks_its_counts():
         xp.repeat(x, xp.asarray([1, 2**63, 2], dtype=xp.uint64))
     got = xp.repeat(x, xp.asarray([2, 0, 1], dtype=xp.uint64))
     assert as_numpy(got).tolist() == [1, 1, 3]
+
+
+def test_descending_sorts_return_arrays_that_index_like_any_other():
+    # A flip of the sorted copy is a negative-stride view; indexing one of
+    # those failed (the official suite's test_sort found it).
+    values = xp.asarray([0, 3, 1], dtype=xp.uint8)
+    ordered = xp.sort(values, descending=True)
+    assert [int(ordered[i]) for i in range(3)] == [3, 1, 0]
+    order = xp.argsort(xp.asarray([3.0, 1.0, 2.0]), descending=True, stable=False)
+    assert [int(order[i]) for i in range(3)] == [0, 2, 1]

@@ -49,7 +49,9 @@ def _argsort(a: Any, axis: int, descending: bool, stable: bool) -> Any:
         reversed_order = xp.argsort(xp.flip(a, axis=axis), axis=axis, stable=True)
         order = xp.subtract(a.shape[axis] - 1, xp.flip(reversed_order, axis=axis))
     else:
-        order = xp.flip(xp.argsort(a, axis=axis, stable=False), axis=axis)
+        # (a copy: flip is a view with negative strides, which the result
+        # need not keep)
+        order = xp.asarray(xp.flip(xp.argsort(a, axis=axis, stable=False), axis=axis), copy=True)
     index_dtype = engine_dtype(xp, _INDEX)
     # (argsort returns the engine's default index dtype, int64 on every
     # engine dlarray has, so this rarely converts.)
@@ -58,7 +60,10 @@ def _argsort(a: Any, axis: int, descending: bool, stable: bool) -> Any:
 
 def _descending_sort(a: Any, axis: int, stable: bool) -> Any:
     xp = namespace_of(a)
-    return xp.flip(xp.sort(xp.flip(a, axis=axis), axis=axis, stable=stable), axis=axis)
+    # A new array in the usual layout, not the negative-stride view flip
+    # makes of the sorted copy.
+    ascending = xp.sort(xp.flip(a, axis=axis), axis=axis, stable=stable)
+    return xp.asarray(xp.flip(ascending, axis=axis), copy=True)
 
 
 def argsort(
