@@ -37,10 +37,13 @@ def _release_ctypes_producers():
         assert producer.callback_errors == []
 
 
-# The tests that compute with a real CuPy: on a GPU (tests/cuda/), in the
-# interop matrix, and the call-shape test (which does so in a child process).
+# The tests that see a real CuPy: those that compute with it (on a GPU in
+# tests/cuda/, the interop matrix, the call-shape test in its child process)
+# and the consumer suites (array-api-compat looks CuPy up in sys.modules and
+# takes a None there for the module).
 _REAL_CUPY_TESTS = (
     os.path.join("tests", "cuda") + os.sep,
+    os.path.join("tests", "clients") + os.sep,
     os.path.join("tests", "interop", "test_cupy.py"),
     os.path.join("tests", "test_cupy_call_shapes.py"),
 )
