@@ -225,6 +225,9 @@ FIXES: dict[str, Any] = {
     "any": numpy_reductions.truth(np.logical_or),
     "argmax": numpy_reductions.arg_extreme("argmax"),
     "argmin": numpy_reductions.arg_extreme("argmin"),
+    # A departure: NumPy before 2.3 returns a Python int from count_nonzero
+    # over every axis; the standard returns an array.
+    "count_nonzero": numpy_reductions.as_array(np.count_nonzero),
     # ---- fixes: manipulation, indexing, sorting, sets ----
     # Not a departure but a hook: NumPy's indexing with arrays in the key is
     # dlarray's (integer arrays and masks anywhere in the key, IndexError out

@@ -91,3 +91,13 @@ def arg_extreme(method: str) -> Kernel:
         return getattr(x, method)(axis, None, keepdims=keepdims)
 
     return _named(reduction, method)
+
+
+def as_array(function: Kernel) -> Kernel:
+    """``function`` returning an array where NumPy returns a Python number."""
+
+    def returning_an_array(*args: Any, **kwargs: Any) -> Any:
+        result = function(*args, **kwargs)
+        return result if type(result) is np.ndarray else np.asarray(result)
+
+    return _named(returning_an_array, function.__name__)
