@@ -189,7 +189,13 @@ class CudaFamily(MemoryFamily):
         memory: whoever orders its own work after this stream (a producer
         asked by dlarray, a consumer of dlarray's exchange table) is ordered
         after all of dlarray's.  The stream is where the memory's work is
-        from now on (dlarray._cuda.streams)."""
+        from now on (dlarray._cuda.streams).
+
+        A producer's device_id is not checked here: one that names no GPU
+        (negative, say) gets the legacy default stream, and the import
+        refuses the tensor afterwards, having asked the producer once."""
+        if not 0 <= device_id <= _MAX_DEVICE_ID:
+            return streams.LEGACY_DEFAULT
         return streams.enter(_memory_of(device_type, device_id))
 
     def order_import(self, device_type: int, device_id: int, producer_stream: int) -> bool:
@@ -292,6 +298,8 @@ class SyclFamily(MemoryFamily):
             if getattr(device, f"has_aspect_usm_{usm_type}_allocations")
         )
 
+
+_MAX_DEVICE_ID = 2**31 - 1  # DLPack's device_id is an int32
 
 #: family name (the memory-kind table's "family" column) -> its operations.
 FAMILIES: dict[str, MemoryFamily] = {
