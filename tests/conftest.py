@@ -37,29 +37,36 @@ def _release_ctypes_producers():
         assert producer.callback_errors == []
 
 
-# The tests that see a real CuPy: those that compute with it (on a GPU in
-# tests/cuda/, the interop matrix, the call-shape test in its child process)
-# and the consumer suites (array-api-compat looks CuPy up in sys.modules and
-# takes a None there for the module).
-_REAL_CUPY_TESTS = (
-    os.path.join("tests", "cuda") + os.sep,
-    os.path.join("tests", "clients") + os.sep,
-    os.path.join("tests", "interop", "test_cupy.py"),
-    os.path.join("tests", "test_cupy_call_shapes.py"),
+# The test modules that run dlarray over the stand-in CUDA runtime
+# (tests/fake_cuda.py).  Only they hide CuPy: every other test sees the
+# process as a user's would, because a None in sys.modules is not a state
+# consumers expect (SciPy's vendored array-api-compat looks CuPy up there and
+# fails on a None with AttributeError).
+_STAND_IN_TESTS = tuple(
+    os.path.join("tests", name)
+    for name in (
+        "test_array_protocols.py",
+        "test_cuda_paths.py",
+        "test_cuda_stream_order.py",
+        "test_managed_compute.py",
+        "test_memory_kinds.py",
+        "test_printing.py",
+    )
 )
 
 
 @pytest.fixture(autouse=True)
-def _cupy_only_where_asked(request, monkeypatch):
-    """Hide a real CuPy from every other test.
+def _no_cupy_over_the_stand_in(request, monkeypatch):
+    """Hide a real CuPy from the tests of the stand-in CUDA runtime.
 
     CuPy imports without a GPU, and once a module of the run has imported it
     (the interop matrix does, at collection), dlarray asks it for its current
     stream (its work stream, see dlarray._cuda.streams) -- which needs a
-    driver.  The tests of the stand-in CUDA runtime are about dlarray's own
-    calls, whichever module ran before them, so they see no CuPy unless they
-    install a stand-in of their own (``monkeypatch.setitem(sys.modules,
-    "cupy", ...)`` after this)."""
+    driver.  The stand-in tests are about dlarray's own calls, whichever
+    module ran before them, so they see no CuPy unless they install a stand-in
+    of their own (``monkeypatch.setitem(sys.modules, "cupy", ...)`` after
+    this).  test_cupy_call_shapes.py is not listed: it runs a real CuPy over
+    host memory, in a child process."""
     path = str(request.node.path)
-    if not any(part in path for part in _REAL_CUPY_TESTS):
+    if any(path.endswith(name) for name in _STAND_IN_TESTS):
         monkeypatch.setitem(sys.modules, "cupy", None)
