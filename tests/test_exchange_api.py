@@ -20,6 +20,7 @@ import gc
 import importlib.util
 import itertools
 import sys
+import types
 import threading
 import weakref
 
@@ -534,6 +535,21 @@ def test_work_stream_of_cuda_is_the_legacy_default_stream_without_cupy(api, devi
     stream = api.work_stream(device_type, 0)
     assert stream == streams.LEGACY_DEFAULT == 1
     assert stream == _exchange.work_stream(device_type, 0)
+
+
+def test_work_stream_of_cuda_is_the_legacy_default_stream_with_a_driverless_cupy(monkeypatch):
+    # CuPy imports on a machine without an NVIDIA driver, and then every
+    # stream query raises: dlarray orders by the legacy default stream, as
+    # without CuPy, instead of failing the import of a CUDA tensor.
+    def no_driver(*args):
+        raise RuntimeError("cudaErrorInsufficientDriver")
+
+    driverless = types.ModuleType("cupy")
+    driverless.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
+        is_available=lambda: False, get_current_stream=no_driver, Device=no_driver
+    )
+    monkeypatch.setitem(sys.modules, "cupy", driverless)
+    assert streams.work_stream() == streams.work_stream(0) == streams.LEGACY_DEFAULT
 
 
 @NO_DPCTL

@@ -141,7 +141,7 @@ def parse_stream(stream: object, func: str) -> int:
 def work_stream(device_index: int | None = None) -> int:
     """dlarray's work stream on the current GPU (or ``device_index``)."""
     cupy = sys.modules.get("cupy")
-    if cupy is None:
+    if cupy is None or not _cupy_has_a_gpu(cupy):
         return LEGACY_DEFAULT
     if device_index is None:
         pointer = int(cupy.cuda.get_current_stream().ptr)
@@ -150,6 +150,17 @@ def work_stream(device_index: int | None = None) -> int:
             pointer = int(cupy.cuda.get_current_stream().ptr)
     # CuPy's null stream has pointer 0, which is the legacy default stream.
     return pointer or LEGACY_DEFAULT
+
+
+def _cupy_has_a_gpu(cupy: Any) -> bool:
+    """Whether an imported CuPy can name its current stream.  CuPy imports
+    without a driver (on a machine with no NVIDIA GPU), and then every
+    stream query raises; such a CuPy has queued no work anywhere, so
+    dlarray orders by the legacy default stream, as without CuPy.  CuPy
+    caches ``cuda.is_available()``; a stand-in module without it counts as
+    available."""
+    is_available = getattr(cupy.cuda, "is_available", None)
+    return is_available is None or bool(is_available())
 
 
 def gpu_of(device: Device) -> int | None:
