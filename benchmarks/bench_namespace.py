@@ -32,7 +32,7 @@ same run), and for some an aspirational goal.  Issue 20 sets the targets:
 
 The other small rows, ``sum(x)``, ``max(x, axis=0)``, ``x[1]``,
 ``x[1, ...]`` (the form array-api-strict accepts), ``x[1, 2]`` and ``x.T``,
-keep a reference limit of 2x: not one of issue 20's targets, and not
+keep a reference limit of 2x: not one of the namespace targets, and not
 counted in the summary.  (array-api-strict is ~10x NumPy on small rows.)
 
 NumPy spells a few standard functions its own way: :data:`SPELLINGS` maps
@@ -70,7 +70,7 @@ Reading the output: the table gives per-call times for the three libraries,
 then ``dl/np`` and ``strict/np`` (how many times NumPy's time each takes;
 1.00x is parity) and ``target`` (the row's limit, its goal if it has one,
 and ``yes`` when dl/np meets the limit, ``NO`` when not; ``*`` marks the
-reference limits that are not issue 20's).  Below the table, one line
+reference limits that are not targets).  Below the table, one line
 counts the targets met and names the rows that miss theirs.  A row that
 cannot be measured counts as a miss.  On a loaded machine ratios of large
 rows move by several percent from run to run; repeat a full run before
@@ -126,7 +126,7 @@ SMALL_ELEMENTWISE, SMALL_ELEMENTWISE_GOAL = 1.6, 1.3
 SMALL_MATMUL_MASK = 1.5
 SMALL_SCALAR = 1.8
 LARGE = 1.05
-# The limit kept for the small rows issue 20 sets no target for (reference only).
+# The limit kept for the small rows with no target of their own (reference only).
 SMALL_REFERENCE = 2.0
 
 
@@ -238,7 +238,7 @@ class Spec:
 
     ``target`` bounds dlarray's median time over NumPy's; ``goal``, when
     set, is the lower ratio aimed at.  ``judged`` is False for a reference
-    limit that is not one of issue 20's targets (shown, not counted).
+    limit that is not one of the namespace targets (shown, not counted).
     ``scale`` names how far the result may lie from NumPy's (:data:`SCALES`);
     ``values`` the kind of inputs (:func:`make_inputs`).
     """
@@ -270,12 +270,12 @@ MATRIX_3K = ((3000, 800), "float64")
 
 
 def elementwise(name: str, op: Op) -> Spec:
-    """A small elementwise row, with issue 20's target and goal."""
+    """A small elementwise row, with its target and goal."""
     return Spec(name, "small", *SMALL, op, SMALL_ELEMENTWISE, SMALL_ELEMENTWISE_GOAL)
 
 
 def reference(name: str, op: Op, scale: str = "elementwise") -> Spec:
-    """A small row with a reference limit, not one of issue 20's targets."""
+    """A small row with a reference limit, not one of the namespace targets."""
     return Spec(name, "small", *SMALL, op, SMALL_REFERENCE, judged=False, scale=scale)
 
 
@@ -611,7 +611,7 @@ def format_table(rows: list[Row], lib_names: list[str]) -> str:
             f"noisy (a median > {NOISY_SPREAD:g}x its row's fastest batch, the machine was "
             f"busy): {', '.join(noisy)}; the JSON's ratio_*_fastest compare fastest batches"
         )
-    lines.append("* a reference limit, not one of issue 20's targets (not counted below)")
+    lines.append("* a reference limit, not one of the namespace targets (not counted below)")
     return "\n".join(lines)
 
 
@@ -637,7 +637,7 @@ def summary(rows: list[Row]) -> str:
     """The targets met, the rows that miss theirs, the goals and the reference rows."""
     judged = [r for r in rows if r.spec.judged]
     missed = [r for r in judged if not r.meets_target()]
-    lines = [f"issue 20 targets met: {len(judged) - len(missed)} of {len(judged)}"]
+    lines = [f"namespace targets met: {len(judged) - len(missed)} of {len(judged)}"]
     lines += [f"  missed: {_miss(r)}" for r in missed]
     with_goal = [r for r in judged if r.spec.goal is not None]
     if with_goal:
