@@ -20,8 +20,8 @@ import gc
 import importlib.util
 import itertools
 import sys
-import types
 import threading
+import types
 import weakref
 
 import abi
