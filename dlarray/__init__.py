@@ -79,7 +79,8 @@ _array.DELEGATES.update(
     _dlpack_check_stream=order_export,
     _namespace=_sys.modules[__name__],
 )
-_array.ELEMENTWISE_KERNELS.update(elementwise.KERNELS)
+# The operators' C slots: their functions' fast paths and Python methods.
+_core.register_operators(_array.operator_table(elementwise.KERNELS))
 # The C core calls up too: the complete from_dlpack for what its fast path
 # does not handle, the consumer's stream choice, the SYCL import check, the
 # exchange table's hooks, and the engine's wrap for the results of kernels.
@@ -88,7 +89,10 @@ _core.set_stream_choice(_consumer.stream_choice)
 _core.set_sycl_importer(FAMILIES["sycl"].check_import)
 _core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
 if numpy_engine.ERROR_STATE is not None:
-    _core.register_engine(routing.FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap)
+    _core.register_engine(
+        routing.FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap, routing.engine_view
+    )
+    _core.register_scalar_kernels(*numpy_engine.SCALAR_KERNELS)
 # Pickles rebuild arrays through a name that outlives the layers' layout.
 _unpickle = array_object.unpickle
 # The wiring's names are not the namespace's.

@@ -9,7 +9,7 @@ Arrays are made only by the library (``asarray``, ``empty``, ``zeros``,
 
 from __future__ import annotations
 
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import dlarray._core as _core
 from dlarray._device import CPU, Device, device_of
@@ -35,10 +35,6 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 #   by dlarray._unpickle);
 #   "_namespace": the dlarray module itself.
 DELEGATES: dict[str, Any] = {}
-#: name -> (kernel, allowed dtypes) of elementwise functions, so that an
-#: operator can try the C fast path itself (filled with DELEGATES).
-ELEMENTWISE_KERNELS: dict[str, tuple[Any, frozenset[Any]]] = {}
-_fast_binary = _core.engine_binary
 
 
 # The operators' symbols, for messages.
@@ -98,14 +94,11 @@ def _operand(other: Any, scalars: bool, operator: str) -> Any:
 
 
 def _forward(name: str, *, scalars: bool = True) -> Any:
+    """The Python method for ``x OP other`` (``operators.c`` calls it when
+    the operands need the standard's rules applied)."""
     accepted = SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
-        fast = ELEMENTWISE_KERNELS.get(name)
-        if fast is not None:
-            result = _fast_binary(fast[0], fast[1], self, other)
-            if result is not None:
-                return result
         if type(other) is not DLArray and type(other) not in accepted:
             other = _operand(other, scalars, _SYMBOLS[name])
             if other is NotImplemented:
@@ -117,6 +110,7 @@ def _forward(name: str, *, scalars: bool = True) -> Any:
 
 
 def _reflected(name: str, *, scalars: bool = True) -> Any:
+    """The Python method for ``other OP x``, ``x`` being the array."""
     accepted = SCALAR_TYPES if scalars else frozenset()
 
     def method(self: DLArray, other: Any, /) -> Any:
@@ -127,6 +121,40 @@ def _reflected(name: str, *, scalars: bool = True) -> Any:
         return DELEGATES[name](other, self)
 
     return method
+
+
+# The operators ArrayBase implements in C (operators.c) and the namespace
+# function each means; @ takes no Python scalars.  The comparisons have no
+# reflected method: Python reflects them by swapping the comparison.
+_BINARY_OPERATORS = (
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "floor_divide",
+    "remainder",
+    "pow",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "matmul",
+)
+_COMPARISONS = ("less", "less_equal", "equal", "not_equal", "greater", "greater_equal")
+
+
+def operator_table(kernels: dict[str, tuple[Any, frozenset[Any]]]) -> dict[str, tuple[Any, ...]]:
+    """The table ``_core.register_operators`` takes: for each operator, its
+    function's C fast path (``kernels``: name -> (kernel, allowed dtypes),
+    from dlarray._api.elementwise) and its Python methods."""
+    table: dict[str, tuple[Any, ...]] = {}
+    for name in _BINARY_OPERATORS + _COMPARISONS:
+        scalars = name != "matmul"
+        kernel, allowed = kernels.get(name, (None, None))
+        reflected = _reflected(name, scalars=scalars) if name in _BINARY_OPERATORS else None
+        table[name] = (kernel, allowed, scalars, _forward(name, scalars=scalars), reflected)
+    return table
 
 
 def _inplace(name: str, *, scalars: bool = True) -> Any:
@@ -338,44 +366,47 @@ class DLArray(_core.ArrayBase):
         """
         return DELEGATES["_to_device"](self, device, stream=stream)
 
-    # Operators are the namespace functions of the same meaning, found in
-    # DELEGATES.  Operands that are
-    # neither arrays nor Python scalars get NotImplemented, so Python can try
-    # the other operand's reflected method.
-    __add__ = _forward("add")
-    __sub__ = _forward("subtract")
-    __mul__ = _forward("multiply")
-    __truediv__ = _forward("divide")
-    __floordiv__ = _forward("floor_divide")
-    __mod__ = _forward("remainder")
-    __pow__ = _forward("pow")
-    __and__ = _forward("bitwise_and")
-    __or__ = _forward("bitwise_or")
-    __xor__ = _forward("bitwise_xor")
-    __lshift__ = _forward("bitwise_left_shift")
-    __rshift__ = _forward("bitwise_right_shift")
-    __matmul__ = _forward("matmul", scalars=False)
-    __lt__ = _forward("less")
-    __le__ = _forward("less_equal")
-    __gt__ = _forward("greater")
-    __ge__ = _forward("greater_equal")
-    __eq__ = _forward("equal")
-    __ne__ = _forward("not_equal")
+    # The binary operators and comparisons are ArrayBase's, in C
+    # (operators.c): the common case computes there, and the rest calls the
+    # namespace function of the same meaning through the Python methods of
+    # operator_table above.  Operands that are neither arrays nor Python
+    # scalars get NotImplemented, so Python can try the other operand.
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
-    __radd__ = _reflected("add")
-    __rsub__ = _reflected("subtract")
-    __rmul__ = _reflected("multiply")
-    __rtruediv__ = _reflected("divide")
-    __rfloordiv__ = _reflected("floor_divide")
-    __rmod__ = _reflected("remainder")
-    __rpow__ = _reflected("pow")
-    __rand__ = _reflected("bitwise_and")
-    __ror__ = _reflected("bitwise_or")
-    __rxor__ = _reflected("bitwise_xor")
-    __rlshift__ = _reflected("bitwise_left_shift")
-    __rrshift__ = _reflected("bitwise_right_shift")
-    __rmatmul__ = _reflected("matmul", scalars=False)
+    if TYPE_CHECKING:  # the C slots' types, for type checkers
+
+        def __add__(self, other: DLArray | complex, /) -> DLArray: ...
+        def __sub__(self, other: DLArray | complex, /) -> DLArray: ...
+        def __mul__(self, other: DLArray | complex, /) -> DLArray: ...
+        def __truediv__(self, other: DLArray | complex, /) -> DLArray: ...
+        def __floordiv__(self, other: DLArray | float, /) -> DLArray: ...
+        def __mod__(self, other: DLArray | float, /) -> DLArray: ...
+        def __pow__(self, other: DLArray | complex, /) -> DLArray: ...
+        def __and__(self, other: DLArray | int, /) -> DLArray: ...
+        def __or__(self, other: DLArray | int, /) -> DLArray: ...
+        def __xor__(self, other: DLArray | int, /) -> DLArray: ...
+        def __lshift__(self, other: DLArray | int, /) -> DLArray: ...
+        def __rshift__(self, other: DLArray | int, /) -> DLArray: ...
+        def __matmul__(self, other: DLArray, /) -> DLArray: ...
+        def __radd__(self, other: complex, /) -> DLArray: ...
+        def __rsub__(self, other: complex, /) -> DLArray: ...
+        def __rmul__(self, other: complex, /) -> DLArray: ...
+        def __rtruediv__(self, other: complex, /) -> DLArray: ...
+        def __rfloordiv__(self, other: float, /) -> DLArray: ...
+        def __rmod__(self, other: float, /) -> DLArray: ...
+        def __rpow__(self, other: complex, /) -> DLArray: ...
+        def __rand__(self, other: int, /) -> DLArray: ...
+        def __ror__(self, other: int, /) -> DLArray: ...
+        def __rxor__(self, other: int, /) -> DLArray: ...
+        def __rlshift__(self, other: int, /) -> DLArray: ...
+        def __rrshift__(self, other: int, /) -> DLArray: ...
+        def __rmatmul__(self, other: DLArray, /) -> DLArray: ...
+        def __lt__(self, other: DLArray | float, /) -> DLArray: ...
+        def __le__(self, other: DLArray | float, /) -> DLArray: ...
+        def __gt__(self, other: DLArray | float, /) -> DLArray: ...
+        def __ge__(self, other: DLArray | float, /) -> DLArray: ...
+        def __eq__(self, other: object, /) -> DLArray: ...  # type: ignore[override]
+        def __ne__(self, other: object, /) -> DLArray: ...  # type: ignore[override]
 
     __iadd__ = _inplace("add")
     __isub__ = _inplace("subtract")

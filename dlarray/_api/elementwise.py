@@ -5,12 +5,16 @@ and the dtype category its inputs must belong to.  :func:`_make_unary` and
 :func:`_make_binary` turn a row into a function with the standard's
 signature; :mod:`dlarray._api._operands` does the checking.
 
-Two paths compute.  The C fast path (``fast_unary``/``fast_binary``) runs
-the row's kernel on NumPy views when the arguments need no rule applied;
-the kernel is the NumPy engine namespace's function of the standard name,
-so it carries that engine's fixes (``numpy_engine.FIXES``, such as the
-standard's special values).  Every other call, on any engine, computes
-through the engine's standard namespace: ``namespace_of(a).<name>``.
+Two paths compute.  The C fast path runs the row's kernel on NumPy views
+when the arguments need no rule applied (arrays of one allowed dtype on one
+device, or an array and a Python scalar that joins its dtype): each function
+is a ``_core.fast_function`` that tries it before calling the Python
+function made here, and the operators of the array object try it too
+(``_core.register_operators``).  The kernel is the NumPy engine namespace's
+function of the standard name, so it carries that engine's fixes
+(``numpy_engine.FIXES``, such as the standard's special values).  Every
+other call, on any engine, computes through the engine's standard
+namespace: ``namespace_of(a).<name>``.
 """
 
 from __future__ import annotations
@@ -22,8 +26,7 @@ import numpy as np
 
 from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
-from dlarray._core import engine_binary as fast_binary
-from dlarray._core import engine_unary as fast_unary
+from dlarray._core import fast_function
 from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
@@ -297,15 +300,13 @@ def _make_unary(name: str, category: str) -> Callable[[DLArray], DLArray]:
     kernel = getattr(_HOST, name)
 
     def function(x: DLArray, /) -> DLArray:
-        result = fast_unary(kernel, allowed, x)  # the common case, in C
-        if result is not None:
-            return result
         a = unary(x, allowed, category, name)
         return call(getattr(namespace_of(a), name), a)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
-    return function
+    # The common case, in C: an array of an allowed dtype (fast_function.c).
+    return fast_function(kernel, allowed, 1, function)
 
 
 #: name -> (kernel, allowed dtypes) of the binary functions, for the array
@@ -354,10 +355,6 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
     KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
     def function(x1: Any, x2: Any, /) -> DLArray:
-        # The common case in C: arrays of one allowed dtype on one device.
-        result = fast_binary(kernel, allowed, x1, x2)
-        if result is not None:
-            return result
         # An array with a Python scalar that keeps the array's dtype.
         if type(x1) is DLArray and type(x2) in SCALAR_JOINS:
             dtype = x1.dtype
@@ -376,7 +373,9 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)
-    return function
+    # The common case, in C (fast_function.c): arrays of one allowed dtype on
+    # one device, or an array and a Python scalar that joins its dtype.
+    return fast_function(kernel, allowed, 2, function)
 
 
 FUNCTIONS: dict[str, Callable[..., DLArray]] = {}

@@ -595,4 +595,6 @@ PyTypeObject DLAArrayBase_Type = {
     .tp_members = array_members,
     .tp_as_mapping = &array_as_mapping,
     .tp_as_buffer = &dla_array_as_buffer,
+    .tp_as_number = &dla_array_as_number,
+    .tp_richcompare = dla_array_richcompare,
 };

@@ -13,11 +13,15 @@
  *   consumer.c           from_dlpack's entry point: route, stream, __dlpack__ call
  *   capi.c               the C API for extension authors (dlarray_capi.h)
  *   engine_call.c        running an engine kernel and adopting its result
+ *   host_adopt.c         taking the host engine's NumPy results without DLPack
+ *   operators.c          the array's binary operators and comparisons
+ *   fast_function.c      namespace functions whose common case runs in C
  *   module.c             the module, its functions, and the module state
  *
  * The consumer's files call one way, each only files below it (any of
  * them, not just the next):
  *
+ *   operators.c, fast_function.c  operators and functions, through engine_call.c
  *   engine_call.c, capi.c   an engine's results; the extensions' C API
  *   consumer.c              from_dlpack's entry point, stream, __dlpack__ call
  *   exchange_consumer.c     import through a producer's exchange table
@@ -290,6 +294,32 @@ PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t na
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *dla_register_scalar_kernels(PyObject *module, PyObject *args);
+/* kernel(engine views of xs) as a DLArray when the n (1 or 2) arguments
+ * need no rule applied; None (a new reference) when they do; NULL with an
+ * exception when the kernel raised.  `scalars`: one of two arguments may
+ * be a Python scalar that joins the other's dtype. */
+PyObject *dla_engine_fast(PyObject *kernel, PyObject *allowed, PyObject *const *xs,
+                          Py_ssize_t n, bool scalars);
+
+/* ---- fast_function.c ---- */
+extern PyTypeObject DLAFastFunction_Type;
+PyObject *dla_fast_function(PyObject *module, PyObject *args);
+
+/* ---- operators.c ---- */
+extern PyNumberMethods dla_array_as_number;
+PyObject *dla_array_richcompare(PyObject *self, PyObject *other, int comparison);
+PyObject *dla_register_operators(PyObject *module, PyObject *table);
+/* Releases the registered operator table (dla_state_clear). */
+void dla_operators_clear(void);
+
+/* ---- host_adopt.c ---- */
+/* Whether `type` is NumPy's ndarray (its instances have NumPy's array struct). */
+bool dla_is_numpy_array_type(PyTypeObject *type);
+/* A NumPy array (exactly numpy.ndarray) as a DLArray that owns it and keeps
+ * it as its engine view; None (a new reference) when its dtype or layout
+ * needs the DLPack route; NULL with an exception set on failure. */
+PyObject *dla_adopt_numpy_result(PyObject *result);
 
 /* ---- export.c ---- */
 /* DLPACK_FLAG_BITMASK_* describing a's memory (READ_ONLY, PADDED). */
@@ -435,6 +465,15 @@ typedef struct {
     PyObject *engine_error_state_var; /* a contextvars.ContextVar, or None */
     PyObject *engine_quiet_value;     /* the value that silences it */
     PyObject *engine_fallback_wrap;   /* Python: wrap(result) -> DLArray */
+    PyObject *engine_make_view;       /* Python: engine_view(x) -> x's engine view,
+                                         cached on x; or NULL */
+    bool engine_is_numpy;             /* engine_array_type is NumPy's ndarray, whose
+                                         results host_adopt.c takes directly */
+    /* -- registered by dlarray/__init__.py: register_scalar_kernels -- */
+    PyTypeObject *engine_scalar_kernel_type; /* kernels that take Python scalars by
+                                                the standard's rules (numpy.ufunc) */
+    PyObject *engine_scalar_joins;    /* {scalar type: frozenset of DTypes it
+                                         joins unchanged} */
 } DLAModuleState;
 extern DLAModuleState dla_state;
 /* Releases every reference dla_state holds (module.c's m_free). */

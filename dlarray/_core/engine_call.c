@@ -3,31 +3,31 @@
  *
  * Every namespace operation ends the same way: call the engine's kernel
  * (a NumPy ufunc, say) on zero-copy views of its inputs with the engine's
- * floating-point warnings silenced, then import the result through DLPack
- * and remember the engine array as the new DLArray's engine view.  In
- * Python those steps cost more than the kernel itself on small arrays, so
- * they are done here.  Nothing engine-specific is compiled in: dlarray
- * registers, from Python, the engine's array type, the context variable
- * that holds its error state and the "quiet" value to put in it, and a
- * Python fallback for results this path does not take (scalars, dtypes
- * DLPack cannot carry).
+ * floating-point warnings silenced, then take the result as a DLArray and
+ * remember the engine array as its engine view.  In Python those steps
+ * cost more than the kernel itself on small arrays, so they are done here.
+ * Nothing engine-specific is compiled in: dlarray registers, from Python,
+ * the engine's array type, the context variable that holds its error state
+ * and the "quiet" value to put in it, a Python fallback for results this
+ * path does not take (scalars, dtypes DLPack cannot carry), and the Python
+ * function that makes an array's engine view.
  *
- *   register_engine(array_type, error_state_var, quiet_value, fallback)
+ *   register_engine(array_type, error_state_var, quiet_value, fallback, make_view)
  *   engine_call(kernel, *args, **kwargs) -> DLArray
  *
  * What it registers lives in the module state (dla_state.engine_*), where
  * the consumer files read "is this the host engine's array type" without a
- * call into this file.  The result is imported through consumer.c's
- * dla_from_dlpack.
+ * call into this file.  A NumPy result is taken directly by host_adopt.c;
+ * any other through consumer.c's dla_from_dlpack.
  */
 #include "core.h"
 
 PyObject *
 dla_register_engine(PyObject *module, PyObject *args)
 {
-    PyObject *type, *var, *quiet, *fallback;
-    if (!PyArg_ParseTuple(args, "O!OOO:register_engine", &PyType_Type, &type, &var, &quiet,
-                          &fallback)) {
+    PyObject *type, *var, *quiet, *fallback, *make_view = Py_None;
+    if (!PyArg_ParseTuple(args, "O!OOO|O:register_engine", &PyType_Type, &type, &var, &quiet,
+                          &fallback, &make_view)) {
         return NULL;
     }
     if (var != Py_None && !PyContextVar_CheckExact(var)) {
@@ -35,14 +35,17 @@ dla_register_engine(PyObject *module, PyObject *args)
                                          "contextvars.ContextVar or None");
         return NULL;
     }
-    if (!PyCallable_Check(fallback)) {
-        PyErr_SetString(PyExc_TypeError, "register_engine: fallback must be callable");
+    if (!PyCallable_Check(fallback) || (make_view != Py_None && !PyCallable_Check(make_view))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_engine: fallback and make_view must be callable");
         return NULL;
     }
     Py_XSETREF(dla_state.engine_array_type, (PyTypeObject *)Py_NewRef(type));
     Py_XSETREF(dla_state.engine_error_state_var, Py_NewRef(var));
     Py_XSETREF(dla_state.engine_quiet_value, Py_NewRef(quiet));
     Py_XSETREF(dla_state.engine_fallback_wrap, Py_NewRef(fallback));
+    Py_XSETREF(dla_state.engine_make_view, make_view == Py_None ? NULL : Py_NewRef(make_view));
+    dla_state.engine_is_numpy = dla_is_numpy_array_type((PyTypeObject *)type);
     Py_RETURN_NONE;
 }
 
@@ -53,18 +56,51 @@ dla_register_engine(PyObject *module, PyObject *args)
  * small kernel).  The price: inside a kernel, other context variables hold
  * the values they had when the thread first called a kernel -- kernels are
  * pure compute and read none but the engine's error state. */
+static PyObject *make_quiet_context(PyObject *thread_dict);
+
+/* The thread's quiet context, remembered for the thread state that looked
+ * it up (a dict lookup per call is a tenth of a small kernel's overhead).
+ * Borrowed: the thread state's dict owns it for as long as that thread
+ * state lives, and thread-state ids are never reused, so a matching id
+ * means the context is still there.  (dlarray's module state is
+ * process-wide: one interpreter.) */
+static _Thread_local struct {
+    uint64_t thread_state_id;
+    PyObject *ctx;
+} quiet_cache;
+
 static PyObject *
 quiet_context(void)
 {
+    uint64_t id = PyThreadState_GetID(PyThreadState_Get());
+    if (quiet_cache.ctx != NULL && quiet_cache.thread_state_id == id) {
+        return quiet_cache.ctx;
+    }
     PyObject *thread_dict = PyThreadState_GetDict(); /* borrowed */
     if (thread_dict == NULL) {
         return NULL;
     }
     PyObject *ctx = PyDict_GetItemWithError(thread_dict, dla_state.str_quiet_context); /* borrowed */
-    if (ctx != NULL || PyErr_Occurred()) {
-        return ctx;
+    if (ctx == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        ctx = make_quiet_context(thread_dict);
+        if (ctx == NULL) {
+            return NULL;
+        }
     }
-    ctx = PyContext_CopyCurrent();
+    quiet_cache.thread_state_id = id;
+    quiet_cache.ctx = ctx;
+    return ctx;
+}
+
+/* A copy of the current context with the engine's error state quiet, kept
+ * in the thread's dict (the returned reference is borrowed from it). */
+static PyObject *
+make_quiet_context(PyObject *thread_dict)
+{
+    PyObject *ctx = PyContext_CopyCurrent();
     if (ctx == NULL) {
         return NULL;
     }
@@ -131,6 +167,13 @@ dla_engine_adopt(PyObject *module, PyObject *result)
     if (Py_TYPE(result) != dla_state.engine_array_type) {
         return PyObject_CallOneArg(dla_state.engine_fallback_wrap, result);
     }
+    if (dla_state.engine_is_numpy) {
+        PyObject *adopted = dla_adopt_numpy_result(result);
+        if (adopted != Py_None) {
+            return adopted; /* the array, or NULL with the error */
+        }
+        Py_DECREF(adopted);
+    }
     PyObject *array = dla_from_dlpack(module, &result, 1, NULL);
     if (array == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_BufferError)) {
@@ -168,12 +211,29 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
 
 /* ---- the common case of an elementwise function, in one call ----
  *
- * engine_unary(kernel, allowed, x) and engine_binary(kernel, allowed, x1, x2)
- * compute kernel(views...) when every argument is a DLArray that already has
- * its engine view, an array of the host engine's type, all share one dtype in the set `allowed` and one device.
- * Otherwise they return None and the Python function takes its general path
- * (promotion, Python scalars, errors, making views).  The rules stay in
- * Python; this only recognises the case where they have nothing to do. */
+ * dla_engine_fast(kernel, allowed, xs, n, scalars) computes kernel(views...)
+ * when the arguments need no rule applied: every argument is a DLArray
+ * whose engine view is an array of the host engine's type, all of one
+ * dtype in the set `allowed` and on one device -- or, for two arguments
+ * with `scalars`, one such array and a Python scalar that joins its dtype
+ * (see register_scalar_kernels).  Otherwise it returns None and the caller
+ * takes its general path (promotion, other scalars, errors, making views).
+ * The rules stay in Python; this only recognises the case where they have
+ * nothing to do.  engine_unary/engine_binary are its Python entries, the
+ * operators (operators.c) its C ones. */
+
+PyObject *
+dla_register_scalar_kernels(PyObject *module, PyObject *args)
+{
+    PyObject *type, *joins;
+    if (!PyArg_ParseTuple(args, "O!O!:register_scalar_kernels", &PyType_Type, &type,
+                          &PyDict_Type, &joins)) {
+        return NULL;
+    }
+    Py_XSETREF(dla_state.engine_scalar_kernel_type, (PyTypeObject *)Py_NewRef(type));
+    Py_XSETREF(dla_state.engine_scalar_joins, Py_NewRef(joins));
+    Py_RETURN_NONE;
+}
 
 static bool
 same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
@@ -184,41 +244,108 @@ same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
            a->device.device_id == b->device.device_id;
 }
 
-static PyObject *
-engine_fast(PyObject *module, PyObject *kernel, PyObject *allowed, PyObject *const *xs,
-            Py_ssize_t n)
+/* 1 when `kernel` may take the Python scalar `value` next to an array of
+ * `dtype` as it is, 0 when not, -1 on error.  The registered joins table
+ * ({float: frozenset of DTypes, ...}) names the dtypes each scalar type
+ * takes on unchanged; an int must also fit in 64 bits (a larger one is the
+ * general path's to refuse). */
+static int
+takes_scalar(PyObject *kernel, PyObject *value, PyObject *dtype)
 {
-    PyObject *views[2];
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (Py_TYPE(xs[i]) != dla_state.array_type) {
-            Py_RETURN_NONE;
-        }
-        DLAArrayObject *a = (DLAArrayObject *)xs[i];
-        /* The kernels given here are the host engine's (NumPy's ufuncs);
-         * any other engine's array takes the general path, which computes
-         * through that engine's own namespace. */
-        if (a->engine_view == NULL || Py_TYPE(a->engine_view) != dla_state.engine_array_type ||
-            (i > 0 && !same_kind((DLAArrayObject *)xs[0], a))) {
-            Py_RETURN_NONE;
-        }
-        views[i] = a->engine_view;
+    if (dla_state.engine_scalar_joins == NULL ||
+        !PyObject_TypeCheck(kernel, dla_state.engine_scalar_kernel_type)) {
+        return 0;
     }
-    PyObject *dtype = dla_array_dtype_object((DLAArrayObject *)xs[0]);
+    PyObject *joins = PyDict_GetItemWithError(dla_state.engine_scalar_joins,
+                                              (PyObject *)Py_TYPE(value)); /* borrowed */
+    if (joins == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int ok = PySet_Contains(joins, dtype);
+    if (ok > 0 && PyLong_CheckExact(value)) {
+        int overflow;
+        (void)PyLong_AsLongLongAndOverflow(value, &overflow);
+        ok = overflow == 0;
+    }
+    return ok;
+}
+
+/* The host engine's view of host array `a` (borrowed), made by the
+ * registered Python viewer (which caches it on `a`) when `a` has none yet:
+ * a fresh view such as x[0] computes here from its first operation.  NULL
+ * without an exception when `a` is not the host engine's to compute on. */
+static PyObject *
+host_engine_view(DLAArrayObject *a)
+{
+    if (a->engine_view == NULL && a->device.device_type == kDLCPU &&
+        dla_state.engine_make_view != NULL) {
+        PyObject *view = PyObject_CallOneArg(dla_state.engine_make_view, (PyObject *)a);
+        if (view == NULL) {
+            PyErr_Clear(); /* the general path raises it again, with its context */
+            return NULL;
+        }
+        Py_DECREF(view); /* a->engine_view holds it now */
+    }
+    PyObject *view = a->engine_view;
+    return view != NULL && Py_TYPE(view) == dla_state.engine_array_type ? view : NULL;
+}
+
+PyObject *
+dla_engine_fast(PyObject *kernel, PyObject *allowed, PyObject *const *xs, Py_ssize_t n,
+                bool scalars)
+{
+    DLAArrayObject *first = NULL;
+    Py_ssize_t scalar_at = -1;
+    if (dla_state.engine_array_type == NULL || n > 2) {
+        Py_RETURN_NONE;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (Py_TYPE(xs[i]) == dla_state.array_type) {
+            DLAArrayObject *a = (DLAArrayObject *)xs[i];
+            if (first != NULL && !same_kind(first, a)) {
+                Py_RETURN_NONE;
+            }
+            first = first == NULL ? a : first;
+        }
+        else if (scalars && n == 2 && scalar_at < 0) {
+            scalar_at = i;
+        }
+        else {
+            Py_RETURN_NONE;
+        }
+    }
+    if (first == NULL) {
+        Py_RETURN_NONE;
+    }
+    PyObject *dtype = dla_array_dtype_object(first);
     if (dtype == NULL) {
         return NULL; /* cannot happen for an array the core made */
     }
     int ok = PySet_Contains(allowed, dtype);
+    if (ok > 0 && scalar_at >= 0) {
+        ok = takes_scalar(kernel, xs[scalar_at], dtype);
+    }
     if (ok <= 0) {
         if (ok < 0) {
             return NULL;
         }
         Py_RETURN_NONE;
     }
-    PyObject *result = call_quietly(kernel, views, n, NULL);
+    /* The kernels given here are the host engine's (NumPy's ufuncs); any
+     * other engine's array takes the general path, which computes through
+     * that engine's own namespace. */
+    PyObject *args[2];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        args[i] = i == scalar_at ? xs[i] : host_engine_view((DLAArrayObject *)xs[i]);
+        if (args[i] == NULL) {
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *result = call_quietly(kernel, args, n, NULL);
     if (result == NULL) {
         return NULL;
     }
-    PyObject *array = dla_engine_adopt(module, result);
+    PyObject *array = dla_engine_adopt(NULL, result);
     Py_DECREF(result);
     return array;
 }
@@ -230,7 +357,7 @@ dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "engine_unary(kernel, allowed, x)");
         return NULL;
     }
-    return engine_fast(module, args[0], args[1], args + 2, 1);
+    return dla_engine_fast(args[0], args[1], args + 2, 1, false);
 }
 
 PyObject *
@@ -240,5 +367,5 @@ dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "engine_binary(kernel, allowed, x1, x2)");
         return NULL;
     }
-    return engine_fast(module, args[0], args[1], args + 2, 2);
+    return dla_engine_fast(args[0], args[1], args + 2, 2, true);
 }

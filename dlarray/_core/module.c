@@ -45,9 +45,14 @@ dla_state_clear(void)
     Py_CLEAR(dla_state.exchange_allocate);
     Py_CLEAR(dla_state.exchange_order_import);
     Py_CLEAR(dla_state.engine_array_type);
+    dla_state.engine_is_numpy = false;
     Py_CLEAR(dla_state.engine_error_state_var);
     Py_CLEAR(dla_state.engine_quiet_value);
     Py_CLEAR(dla_state.engine_fallback_wrap);
+    Py_CLEAR(dla_state.engine_make_view);
+    Py_CLEAR(dla_state.engine_scalar_kernel_type);
+    Py_CLEAR(dla_state.engine_scalar_joins);
+    dla_operators_clear();
 }
 
 /* register_array_type(cls): arrays made in C are instances of cls, the
@@ -216,7 +221,14 @@ static PyMethodDef module_methods[] = {
      "set_sycl_importer(func): func(array) checks each imported kDLOneAPI "
      "tensor before its capsule is marked used."},
     {"register_engine", dla_register_engine, METH_VARARGS,
-     "register_engine(array_type, error_state_var, quiet_value, fallback)."},
+     "register_engine(array_type, error_state_var, quiet_value, fallback, make_view=None)."},
+    {"register_scalar_kernels", dla_register_scalar_kernels, METH_VARARGS,
+     "register_scalar_kernels(kernel_type, joins): kernels that take Python scalars."},
+    {"fast_function", dla_fast_function, METH_VARARGS,
+     "fast_function(kernel, allowed, nargs, general): a namespace function whose "
+     "common case runs in C."},
+    {"register_operators", dla_register_operators, METH_O,
+     "register_operators(table): the operators' fast paths and Python methods."},
     {"engine_call", (PyCFunction)(void (*)(void))dla_engine_call, METH_FASTCALL | METH_KEYWORDS,
      "engine_call(kernel, *args, **kwargs) -> the kernel's result as a DLArray."},
     {"engine_unary", (PyCFunction)(void (*)(void))dla_engine_unary, METH_FASTCALL,
@@ -304,7 +316,7 @@ PyInit__core(void)
         return Py_NewRef(main_interpreter_module);
     }
     if (PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
-        PyType_Ready(&DLAImportedTensor_Type) < 0) {
+        PyType_Ready(&DLAImportedTensor_Type) < 0 || PyType_Ready(&DLAFastFunction_Type) < 0) {
         return NULL;
     }
     dla_state.str_dlpack_copy = PyUnicode_InternFromString("_dlpack_copy");
@@ -351,6 +363,7 @@ PyInit__core(void)
     if (PyModule_AddType(m, &DLAArrayBase_Type) < 0 ||
         PyModule_AddType(m, &DLAHostBuffer_Type) < 0 ||
         PyModule_AddType(m, &DLAImportedTensor_Type) < 0 ||
+        PyModule_AddType(m, &DLAFastFunction_Type) < 0 ||
         add_int(m, "DLPACK_MAJOR_VERSION", DLPACK_MAJOR_VERSION) < 0 ||
         add_int(m, "DLPACK_MINOR_VERSION", DLPACK_MINOR_VERSION) < 0 ||
         add_int(m, "FLAG_READ_ONLY", DLPACK_FLAG_BITMASK_READ_ONLY) < 0 ||

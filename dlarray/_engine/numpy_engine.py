@@ -24,6 +24,7 @@ from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_reductions, special_values
 from dlarray._engine.namespaces import Namespace
+from dlarray._rules import CATEGORIES, SCALAR_JOINS
 
 # The device types of the memory NumPy computes on directly (the memory-kind
 # table's engine column; managed and pinned memory have host_view_engine).
@@ -183,6 +184,21 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
 #: core's engine call (registered in dlarray/__init__.py); None for a NumPy
 #: layout without them.
 ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIET)
+
+#: For the C core's fast path (register_scalar_kernels): NumPy's ufuncs take
+#: a Python scalar next to an array of the dtypes listed for its type and
+#: compute in the array's dtype (NEP 50's "weak" scalars), which is the
+#: standard's rule.  An int next to an integer array is left out: it may not
+#: fit the dtype, which the general path refuses with dlarray's own error.
+SCALAR_KERNELS = (
+    np.ufunc,
+    {
+        bool: SCALAR_JOINS[bool],
+        int: SCALAR_JOINS[int] - CATEGORIES["integer"],
+        float: SCALAR_JOINS[float],
+        complex: SCALAR_JOINS[complex],
+    },
+)
 
 
 def _in_place(function: Any) -> Any:

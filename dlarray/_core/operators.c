@@ -1,0 +1,205 @@
+/*
+ * operators.c -- the array's binary operators and comparisons.
+ *
+ * `x + y` is the namespace's add(x, y), and on small arrays most of its time
+ * is the way there: a Python method, a table lookup, a call.  So the
+ * operators are slots of ArrayBase: each tries the C fast path of its
+ * elementwise function (engine_call.c's dla_engine_fast: arrays of one
+ * allowed dtype on one device, or one array and a Python scalar that joins
+ * its dtype) and otherwise calls the Python method dlarray registered for
+ * it (dlarray._array), which applies the standard's rules and raises its
+ * errors.  The in-place operators stay Python methods: they write into
+ * their left operand, and that has rules of its own.
+ *
+ *   register_operators({name: (kernel, allowed, scalars, forward, reflected)})
+ *
+ * `name` is the namespace function an operator means ("add" for +);
+ * `kernel` and `allowed` are that function's fast path (None: none);
+ * `scalars` says whether the operator takes Python scalars (@ does not);
+ * `forward(x, other)` is the Python method for `x OP other` and
+ * `reflected(x, other)` for `other OP x` (None for comparisons, which
+ * Python reflects by swapping the comparison).
+ */
+#include "core.h"
+
+typedef enum {
+    OP_ADD,
+    OP_SUBTRACT,
+    OP_MULTIPLY,
+    OP_DIVIDE,
+    OP_FLOOR_DIVIDE,
+    OP_REMAINDER,
+    OP_POW,
+    OP_BITWISE_AND,
+    OP_BITWISE_OR,
+    OP_BITWISE_XOR,
+    OP_LEFT_SHIFT,
+    OP_RIGHT_SHIFT,
+    OP_MATMUL,
+    OP_LESS, /* the comparisons, in the order of Py_LT ... Py_GE */
+    OP_LESS_EQUAL,
+    OP_EQUAL,
+    OP_NOT_EQUAL,
+    OP_GREATER,
+    OP_GREATER_EQUAL,
+    OP_COUNT
+} Operator;
+
+/* The namespace function each operator means, as register_operators names it. */
+static const char *const operator_names[OP_COUNT] = {
+    "add",         "subtract",   "multiply",           "divide",
+    "floor_divide", "remainder", "pow",                "bitwise_and",
+    "bitwise_or",  "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "matmul",      "less",       "less_equal",         "equal",
+    "not_equal",   "greater",    "greater_equal",
+};
+
+typedef struct {
+    PyObject *kernel;    /* the fast path's kernel, or NULL */
+    PyObject *allowed;   /* its frozenset of DTypes */
+    bool scalars;        /* takes Python scalars */
+    PyObject *forward;   /* Python: forward(x, other) */
+    PyObject *reflected; /* Python: reflected(x, other), or NULL */
+} OperatorEntry;
+
+/* Registered once, at import; read by every operator call.  (Process-wide,
+ * as the rest of dla_state: dlarray is one module per process.) */
+static OperatorEntry operators[OP_COUNT];
+
+static void
+clear_entry(OperatorEntry *e)
+{
+    Py_CLEAR(e->kernel);
+    Py_CLEAR(e->allowed);
+    Py_CLEAR(e->forward);
+    Py_CLEAR(e->reflected);
+    e->scalars = false;
+}
+
+void
+dla_operators_clear(void)
+{
+    for (int op = 0; op < OP_COUNT; op++) {
+        clear_entry(&operators[op]);
+    }
+}
+
+static PyObject *
+none_as_null(PyObject *o)
+{
+    return o == Py_None ? NULL : Py_NewRef(o);
+}
+
+PyObject *
+dla_register_operators(PyObject *module, PyObject *table)
+{
+    if (!PyDict_Check(table)) {
+        PyErr_SetString(PyExc_TypeError, "register_operators expects a dict");
+        return NULL;
+    }
+    OperatorEntry fresh[OP_COUNT] = {0};
+    for (int op = 0; op < OP_COUNT; op++) {
+        PyObject *row = PyDict_GetItemString(table, operator_names[op]); /* borrowed */
+        PyObject *kernel, *allowed, *forward, *reflected;
+        int scalars;
+        if (row == NULL || !PyTuple_Check(row) ||
+            !PyArg_ParseTuple(row, "OOpOO", &kernel, &allowed, &scalars, &forward, &reflected) ||
+            !PyCallable_Check(forward) || (kernel != Py_None && !PyFrozenSet_Check(allowed))) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "register_operators: %s needs (kernel or None, frozenset of dtypes, "
+                         "scalars, forward, reflected or None)",
+                         operator_names[op]);
+            for (int i = 0; i < op; i++) {
+                clear_entry(&fresh[i]);
+            }
+            return NULL;
+        }
+        fresh[op] = (OperatorEntry){none_as_null(kernel), kernel == Py_None ? NULL : Py_NewRef(allowed),
+                                    scalars != 0, Py_NewRef(forward), none_as_null(reflected)};
+    }
+    for (int op = 0; op < OP_COUNT; op++) {
+        clear_entry(&operators[op]);
+        operators[op] = fresh[op];
+    }
+    Py_RETURN_NONE;
+}
+
+/* `left OP right`, one of them an array of ours: the fast path, else the
+ * Python method (forward when the array is on the left, reflected when
+ * Python asks the right operand after the left one declined). */
+static PyObject *
+operate(Operator op, PyObject *left, PyObject *right)
+{
+    const OperatorEntry *e = &operators[op];
+    if (e->forward == NULL) {
+        Py_RETURN_NOTIMPLEMENTED; /* dlarray/__init__.py has not run */
+    }
+    if (e->kernel != NULL) {
+        PyObject *operands[2] = {left, right};
+        PyObject *result = dla_engine_fast(e->kernel, e->allowed, operands, 2, e->scalars);
+        if (result != Py_None) {
+            return result; /* the array, or NULL with the error */
+        }
+        Py_DECREF(result);
+    }
+    PyObject *args[2];
+    if (DLAArray_Check(left)) {
+        args[0] = left, args[1] = right;
+        return PyObject_Vectorcall(e->forward, args, 2, NULL);
+    }
+    if (e->reflected == NULL) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    args[0] = right, args[1] = left;
+    return PyObject_Vectorcall(e->reflected, args, 2, NULL);
+}
+
+#define BINARY_SLOT(slot, op) \
+    static PyObject *slot(PyObject *left, PyObject *right) { return operate(op, left, right); }
+
+BINARY_SLOT(array_add, OP_ADD)
+BINARY_SLOT(array_subtract, OP_SUBTRACT)
+BINARY_SLOT(array_multiply, OP_MULTIPLY)
+BINARY_SLOT(array_divide, OP_DIVIDE)
+BINARY_SLOT(array_floor_divide, OP_FLOOR_DIVIDE)
+BINARY_SLOT(array_remainder, OP_REMAINDER)
+BINARY_SLOT(array_and, OP_BITWISE_AND)
+BINARY_SLOT(array_or, OP_BITWISE_OR)
+BINARY_SLOT(array_xor, OP_BITWISE_XOR)
+BINARY_SLOT(array_left_shift, OP_LEFT_SHIFT)
+BINARY_SLOT(array_right_shift, OP_RIGHT_SHIFT)
+BINARY_SLOT(array_matmul, OP_MATMUL)
+
+static PyObject *
+array_power(PyObject *left, PyObject *right, PyObject *modulo)
+{
+    if (modulo != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED; /* pow(x, y, m): Python raises TypeError */
+    }
+    return operate(OP_POW, left, right);
+}
+
+PyNumberMethods dla_array_as_number = {
+    .nb_add = array_add,
+    .nb_subtract = array_subtract,
+    .nb_multiply = array_multiply,
+    .nb_true_divide = array_divide,
+    .nb_floor_divide = array_floor_divide,
+    .nb_remainder = array_remainder,
+    .nb_power = array_power,
+    .nb_and = array_and,
+    .nb_or = array_or,
+    .nb_xor = array_xor,
+    .nb_lshift = array_left_shift,
+    .nb_rshift = array_right_shift,
+    .nb_matrix_multiply = array_matmul,
+};
+
+/* Python calls this with an array of ours first: for `other < x` it asks
+ * x for `x > other` (Py_LT ... Py_GE map onto OP_LESS ... in order). */
+PyObject *
+dla_array_richcompare(PyObject *self, PyObject *other, int comparison)
+{
+    return operate((Operator)(OP_LESS + comparison), self, other);
+}

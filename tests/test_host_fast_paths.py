@@ -1,0 +1,387 @@
+"""The C core's fast paths on the host engine (NumPy).
+
+Three pieces of C take the common case of a small computation out of
+Python, and each must give exactly what the general path gives:
+
+- host_adopt.c takes a NumPy result as a DLArray directly, without a
+  DLPack capsule: every NumPy dtype DLPack carries, every layout;
+- operators.c: ``x + y`` and the other binary operators and comparisons
+  are C slots that compute the common case and call the Python methods for
+  the rest;
+- fast_function.c: the elementwise functions are C callables that do the
+  same and otherwise call the Python function they wrap.
+
+Whether the fast path was taken is observed by counting calls of the
+Python side it falls back to.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+import pickle
+import sys
+import threading
+import warnings
+import weakref
+
+import numpy as np
+import pytest
+
+import dlarray as xp
+from dlarray import _array, _core
+from dlarray._api import elementwise
+from dlarray._core import engine_call
+from dlarray._engine import routing
+
+HOST_ENGINE = pytest.mark.skipif(
+    routing.FAST_PATH_ARRAY_TYPE is not np.ndarray,
+    reason="the host engine is not NumPy (DLARRAY_HOST_ENGINE names another): no fast path",
+)
+
+
+def adopt(result: np.ndarray) -> xp.DLArray:
+    """``result`` as the host engine's kernel would return it."""
+    return engine_call(lambda: result)
+
+
+# ---- host_adopt.c: NumPy results taken directly ----
+
+# Every NumPy type DLPack carries, by NumPy's own type names (the C integer
+# types included: NumPy numbers them separately even where they have the
+# same width).
+ADOPTED = [
+    "bool",
+    "byte",
+    "ubyte",
+    "short",
+    "ushort",
+    "intc",
+    "uintc",
+    "long",
+    "ulong",
+    "longlong",
+    "ulonglong",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
+
+
+@HOST_ENGINE
+@pytest.mark.parametrize("name", ADOPTED)
+def test_every_dtype_dlpack_carries_is_adopted_without_a_capsule(name):
+    values = np.arange(-3, 3).astype(name).reshape(2, 3)
+    x = adopt(values)
+    assert x._owner is values and x._engine_view is values  # no ImportedTensor
+    assert x.dtype == xp.asarray(values, copy=True).dtype  # as DLPack would name it
+    assert x.shape == values.shape
+    back = np.from_dlpack(x)
+    assert back.dtype == values.dtype
+    assert np.shares_memory(back, values)
+    np.testing.assert_array_equal(back, values)
+
+
+@HOST_ENGINE
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.array(2.5),  # 0-d
+        lambda: np.zeros((0, 3)),  # no elements
+        lambda: np.ones((2, 1, 3, 1, 2, 2)),  # more axes than stored inline
+        lambda: np.arange(12.0).reshape(3, 4)[::-1, ::2],  # negative and gapped strides
+        lambda: np.arange(12.0).reshape(3, 4).T,  # Fortran order
+        lambda: np.broadcast_to(np.arange(3.0), (4, 3)),  # zero strides, read-only
+    ],
+    ids=["0-d", "empty", "6-d", "negative-strides", "transposed", "broadcast"],
+)
+def test_every_layout_is_adopted_as_it_is(make):
+    values = make()
+    x = adopt(values)
+    assert x._owner is values
+    assert x.shape == values.shape
+    assert x._strides == tuple(s // values.itemsize for s in values.strides)
+    assert x._readonly == (not values.flags.writeable)
+    np.testing.assert_array_equal(np.from_dlpack(x), values)
+
+
+@HOST_ENGINE
+def test_a_read_only_result_stays_read_only():
+    values = np.arange(3.0)
+    values.flags.writeable = False
+    x = adopt(values)
+    assert x._readonly
+    with pytest.raises(ValueError):
+        x[0] = 1.0
+
+
+@HOST_ENGINE
+def test_an_adopted_result_keeps_its_numpy_array_alive_and_then_frees_it():
+    values = np.arange(4.0)
+    alive = weakref.ref(values)
+    x = adopt(values)
+    del values
+    assert alive() is not None
+    assert float(xp.sum(x)) == 6.0
+    del x
+    assert alive() is None
+
+
+@HOST_ENGINE
+def test_results_dlpack_cannot_carry_take_the_dlpack_route_and_its_errors():
+    # Byte-swapped and long double: NumPy's own __dlpack__ refuses them, so
+    # the refusal is DLPack's, as before the direct adoption.
+    with pytest.raises(BufferError, match="byte order"):
+        adopt(np.arange(3.0).astype(">f8"))
+    if np.dtype(np.longdouble).itemsize > 8:
+        with pytest.raises(BufferError):
+            adopt(np.ones(2, np.longdouble))
+    # Unaligned data goes through NumPy's export, which takes it.
+    raw = np.zeros(17, np.uint8)
+    unaligned = np.frombuffer(raw.data, dtype=np.float64, offset=1, count=2)
+    x = adopt(unaligned)
+    assert x._owner is not unaligned  # the DLPack route's owner
+    np.testing.assert_array_equal(np.from_dlpack(x), unaligned)
+    # A NumPy scalar becomes a 0-d array through the Python route.
+    y = adopt(np.float32(1.5))
+    assert y.shape == () and y.dtype == xp.float32
+
+
+# ---- operators.c and fast_function.c: when the fast path is taken ----
+
+
+@pytest.fixture
+def general_calls(monkeypatch):
+    """Counts the calls that reach the Python side of the operators and of
+    the elementwise functions ``add`` and ``sin`` (names -> count)."""
+    calls: dict[str, int] = {}
+
+    def counted(name, method):
+        def method_counted(*args):
+            calls[name] = calls.get(name, 0) + 1
+            return method(*args)
+
+        return method_counted
+
+    table = _array.operator_table(elementwise.KERNELS)
+    counted_table = {
+        name: (kernel, allowed, scalars, counted(name, fwd), refl and counted("r" + name, refl))
+        for name, (kernel, allowed, scalars, fwd, refl) in table.items()
+    }
+    _core.register_operators(counted_table)
+    for name in ("add", "sin"):
+        function = getattr(xp, name)
+        kernel, allowed = function._kernel, function._allowed
+        nargs = 2 if name == "add" else 1
+        wrapped = _core.fast_function(
+            kernel, allowed, nargs, counted("f" + name, function.__wrapped__)
+        )
+        monkeypatch.setattr(xp, name, wrapped)
+    yield calls
+    _core.register_operators(table)
+
+
+@HOST_ENGINE
+def test_arrays_of_one_dtype_and_joining_scalars_never_reach_python(general_calls):
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    f32 = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    b = xp.asarray([True, False])
+    results = [
+        x + x,
+        x - 1.0,
+        2 * x,  # an int joins a floating array
+        1.5 / x,
+        x**2,
+        x[0] + x,  # broadcasting is the kernel's, no rule of dlarray's
+        x < x,
+        1.0 < x,  # reflected by Python as x > 1.0
+        x == 2,
+        f32 + 1.0,  # stays float32 (the standard's and NEP 50's rule)
+        b & True,
+        xp.add(x, x),
+        xp.add(x, 1.0),
+        xp.add(1.0, x),
+        xp.sin(x),
+        xp.sin(x.T),  # a fresh view: its engine view is made on the way
+    ]
+    assert general_calls == {}
+    assert (f32 + 1.0).dtype == xp.float32
+    assert all(type(r) is xp.DLArray for r in results)
+
+
+@HOST_ENGINE
+@pytest.mark.parametrize(
+    ("call", "reaches"),
+    [
+        (lambda x, i: x + i, "add"),  # two dtypes: promotion
+        (lambda x, i: i + 300, "add"),  # an int next to an integer array: range check
+        (lambda x, i: x + 2**70, "add"),  # an int beyond 64 bits
+        (lambda x, i: x + 1j, "add"),  # complex with a real array: promotion
+        (lambda x, i: 1j - x, "rsubtract"),
+        (lambda x, i: i * True, "multiply"),  # a bool with an integer array
+        (lambda x, i: xp.add(x, i), "fadd"),
+        (lambda x, i: xp.sin(i), "fsin"),  # an integer array: the general path's error
+    ],
+    ids=[
+        "two-dtypes",
+        "int-with-int8",
+        "huge-int",
+        "complex-scalar",
+        "reflected",
+        "bool-with-int",
+        "function",
+        "unary-error",
+    ],
+)
+def test_operands_that_need_a_rule_go_to_python(general_calls, call, reaches):
+    x = xp.asarray([1.0, 2.0])
+    i = xp.asarray([1, 2], dtype=xp.int8)
+    try:
+        call(x, i)
+    except (TypeError, OverflowError):
+        pass  # the general path's own refusal
+    assert general_calls == {reaches: 1}
+
+
+@HOST_ENGINE
+def test_operators_give_what_the_namespace_functions_give():
+    rng = np.random.default_rng(7)
+    x = xp.asarray(rng.standard_normal((3, 4)))
+    y = xp.asarray(rng.standard_normal((3, 4)))
+    n = xp.asarray(rng.integers(1, 9, (3, 4)))
+    pairs = [
+        (operator.add, xp.add, x, y),
+        (operator.sub, xp.subtract, x, 2.5),
+        (operator.mul, xp.multiply, 3, x),
+        (operator.truediv, xp.divide, x, y),
+        (operator.floordiv, xp.floor_divide, x, y),
+        (operator.mod, xp.remainder, x, 0.75),
+        (operator.pow, xp.pow, xp.abs(x), 0.5),
+        (operator.and_, xp.bitwise_and, n, 6),
+        (operator.or_, xp.bitwise_or, n, n),
+        (operator.xor, xp.bitwise_xor, 5, n),
+        (operator.lshift, xp.bitwise_left_shift, n, n),
+        (operator.rshift, xp.bitwise_right_shift, n, 1),
+        (operator.lt, xp.less, x, y),
+        (operator.le, xp.less_equal, x, 0.0),
+        (operator.eq, xp.equal, n, 4),
+        (operator.ne, xp.not_equal, n, n),
+        (operator.gt, xp.greater, 0.5, x),
+        (operator.ge, xp.greater_equal, x, y),
+    ]
+    for op, function, a, b in pairs:
+        got, want = op(a, b), function(a, b)
+        assert got.dtype == want.dtype, op
+        np.testing.assert_array_equal(np.from_dlpack(got), np.from_dlpack(want), err_msg=str(op))
+    np.testing.assert_allclose(
+        np.from_dlpack(x @ y.T), np.from_dlpack(x) @ np.from_dlpack(y).T, rtol=1e-12
+    )
+
+
+def test_operators_refuse_what_they_refused_before():
+    x = xp.asarray([1.0, 2.0])
+    with pytest.raises(TypeError, match="@"):
+        x @ 2  # matmul takes no scalars
+    with pytest.raises(TypeError):
+        pow(x, 2, 3)
+    with pytest.raises(TypeError, match="unsupported operand for \\+"):
+        x + np.ones(2)  # no mixing with another library's arrays
+    with pytest.raises(TypeError):
+        x + "a"
+    with pytest.raises(TypeError):
+        "a" * x
+    with pytest.raises(OverflowError, match="does not fit in int8"):
+        xp.asarray([1], dtype=xp.int8) + 300
+    assert (x == None) is False  # noqa: E711 - NotImplemented both ways: identity
+    assert (x != "a") is True
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(x)
+
+
+@HOST_ENGINE
+def test_floating_point_overflow_is_quiet_on_the_fast_path():
+    x = xp.asarray([1.0, -1.0, 0.0], dtype=xp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):  # the caller's NumPy state is not dlarray's
+            inf = x + 1e300
+            quotient = x / 0.0
+    assert np.isinf(np.from_dlpack(inf)).all()
+    assert np.isnan(np.from_dlpack(quotient))[2]
+
+
+def test_fast_paths_stay_quiet_on_every_new_thread():
+    # Each thread finds (and remembers) its own quiet context; threads that
+    # come and go must not inherit another thread's.
+    x = xp.asarray([1.0, 0.0])
+    errors: list[BaseException] = []
+
+    def divide():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for _ in range(50):
+                    x / 0.0
+                    xp.divide(x, 0.0)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    for _ in range(5):
+        threads = [threading.Thread(target=divide) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []
+
+
+# ---- fast_function.c: what readers and tools see ----
+
+
+def test_a_fast_function_reads_as_the_python_function_it_wraps():
+    add = xp.add
+    general = add.__wrapped__
+    assert inspect.isfunction(general)
+    assert add.__name__ == add.__qualname__ == "add"
+    assert add.__doc__ == general.__doc__ and "Examples" in add.__doc__
+    assert add.__module__ == general.__module__
+    assert inspect.signature(add) == inspect.signature(general)
+    assert str(inspect.signature(add)).startswith("(x1")
+    assert inspect.isroutine(add)
+    assert repr(add) == repr(general)
+    assert pickle.loads(pickle.dumps(add)) is add
+    assert sys.modules[add.__module__].add is add
+
+
+def test_a_fast_function_refuses_bad_calls_as_the_python_function_does():
+    x = xp.asarray([1.0])
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        xp.add(x)
+    with pytest.raises(TypeError, match="takes 2 positional arguments but 3"):
+        xp.add(x, x, x)
+    with pytest.raises(TypeError, match="positional-only arguments passed as keyword"):
+        xp.sin(x=x)
+
+
+def test_fast_function_checks_its_arguments():
+    with pytest.raises(ValueError, match="nargs"):
+        _core.fast_function(np.add, frozenset(), 3, len)
+    with pytest.raises(TypeError):
+        _core.fast_function(np.add, set(), 2, len)
+    with pytest.raises(TypeError, match="callable"):
+        _core.fast_function(np.add, frozenset(), 2, None)
+
+
+def test_register_operators_checks_every_row():
+    table = _array.operator_table(elementwise.KERNELS)
+    broken = dict(table)
+    del broken["matmul"]
+    with pytest.raises(TypeError, match="matmul"):
+        _core.register_operators(broken)
+    broken = dict(table, add=(None, None, True, None, None))
+    with pytest.raises(TypeError, match="add"):
+        _core.register_operators(broken)
+    x = xp.asarray([1.0])
+    assert float((x + x)[0]) == 2.0  # the registered table is unchanged
