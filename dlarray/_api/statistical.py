@@ -84,6 +84,25 @@ _SELF_ACCUMULATING = frozenset(
 # array computes through namespace_of(a).
 _HOST = engine_namespace("numpy")
 _HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, _HOST.min
+# Namespace -> whether it accumulates single precision accurately itself.
+_ACCURATE: dict[Any, bool] = {}
+
+
+def _accurate(xp: Any) -> bool:
+    """Whether engine namespace ``xp`` sums, multiplies and scans ``float32``
+    and ``complex64`` within dlarray's bounds in the dtype itself (its
+    ``_dlarray_accurate_accumulation``; see the module docstring)."""
+    try:
+        return _ACCURATE[xp]
+    except KeyError:
+        accurate = _ACCURATE[xp] = getattr(xp, "_dlarray_accurate_accumulation", False)
+        return accurate
+
+
+# The dtypes whose sum/prod over every axis the host engine's C fast path
+# computes in one call: those above, and the single-precision ones where
+# the host engine accumulates them accurately itself.
+_HOST_SELF_ACCUMULATING = _SELF_ACCUMULATING | (frozenset(_WIDE) if _accurate(_HOST) else frozenset())
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -115,9 +134,11 @@ def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return math.prod(shape[i] for i in axes)
 
 
-def _work_dtype(dtype: DType) -> DType:
-    """The dtype that values of result ``dtype`` accumulate in."""
-    return _WIDE.get(dtype, dtype)
+def _work_dtype(xp: Any, dtype: DType) -> DType:
+    """The dtype that values of result ``dtype`` accumulate in on engine ``xp``."""
+    if dtype in _WIDE and not _accurate(xp):
+        return _WIDE[dtype]
+    return dtype
 
 
 def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
@@ -143,7 +164,7 @@ def _in_result_dtype(xp: Any, a: Any, x_dtype: DType, out_dtype: DType) -> Any:
     not do it: when values accumulate in a wider dtype than the result's.
     (Run inside :func:`call`: float -> int casts of NaN/inf are the
     caller's choice, not a warning.)"""
-    if x_dtype is out_dtype or _work_dtype(out_dtype) is out_dtype:
+    if x_dtype is out_dtype or _work_dtype(xp, out_dtype) is out_dtype:
         return a
     return xp.astype(a, engine_dtype(xp, out_dtype))
 
@@ -182,7 +203,7 @@ def _accumulate_kernel(
     back."""
     xp = namespace_of(a)
     values = _in_result_dtype(xp, a, x_dtype, out_dtype)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     result = getattr(xp, func)(values, axis=axes, dtype=work, keepdims=keepdims)
     return _rounded(xp, result, out_dtype)
 
@@ -225,7 +246,7 @@ def sum(
     dlarray.asarray(0.75, dtype=dlarray.float32)
     """
     if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_SUM, _SELF_ACCUMULATING, x)  # the common case, in C
+        result = fast_unary(_HOST_SUM, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
     return _accumulate(x, axis, dtype, keepdims, "sum", _HOST_SUM)
@@ -251,7 +272,7 @@ def prod(
     dlarray.asarray([2, 12], dtype=dlarray.uint64)
     """
     if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_PROD, _SELF_ACCUMULATING, x)  # the common case, in C
+        result = fast_unary(_HOST_PROD, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
     return _accumulate(x, axis, dtype, keepdims, "prod", _HOST_PROD)
@@ -289,7 +310,7 @@ def _scan_kernel(
     work dtype and rounded back."""
     xp = namespace_of(a)
     values = _in_result_dtype(xp, a, x_dtype, out_dtype)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     result = getattr(xp, func)(values, axis=ax, dtype=work, include_initial=include_initial)
     return _rounded(xp, result, out_dtype)
 
@@ -484,7 +505,7 @@ def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
     does not spill into the other (the standard's rule for mean).
     """
     xp = namespace_of(a)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
     count = _reduced_count(a.shape, axes)
     if out_dtype in _COMPLEX:
@@ -514,9 +535,13 @@ def _variance(
     """
     xp = namespace_of(a)
     count = _count(a.shape, axes)
-    # A new array (astype copies), so the in-place steps below leave x alone.
-    deviations = xp.astype(a, engine_dtype(xp, _work_dtype(out_dtype)))
-    deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
+    if a.dtype == work:
+        deviations = a - xp.sum(a, axis=axes, keepdims=True) / count  # a new array
+    else:
+        # A new array (astype copies), so the in-place step leaves x alone.
+        deviations = xp.astype(a, work)
+        deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
     deviations *= deviations
     squares = xp.sum(deviations, axis=axes, keepdims=keepdims)
     divisor = count - correction
