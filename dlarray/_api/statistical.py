@@ -84,6 +84,9 @@ _SELF_ACCUMULATING = frozenset(
 # array computes through namespace_of(a).
 _HOST = engine_namespace("numpy")
 _HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, _HOST.min
+# The fewest elements per result whose var/std an accurate engine computes
+# in single precision (see _variance).
+_SINGLE_SPREAD = 1 << 16
 # Namespace -> whether it accumulates single precision accurately itself.
 _ACCURATE: dict[Any, bool] = {}
 
@@ -102,7 +105,9 @@ def _accurate(xp: Any) -> bool:
 # The dtypes whose sum/prod over every axis the host engine's C fast path
 # computes in one call: those above, and the single-precision ones where
 # the host engine accumulates them accurately itself.
-_HOST_SELF_ACCUMULATING = _SELF_ACCUMULATING | (frozenset(_WIDE) if _accurate(_HOST) else frozenset())
+_HOST_SELF_ACCUMULATING = _SELF_ACCUMULATING | (
+    frozenset(_WIDE) if _accurate(_HOST) else frozenset()
+)
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -535,7 +540,11 @@ def _variance(
     """
     xp = namespace_of(a)
     count = _count(a.shape, axes)
-    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
+    # Small spreads stay in double precision on every engine: there a cast
+    # costs little, and rounding the mean to single precision would cost
+    # accuracy where |mean| is much larger than the spread.
+    wide = count < _SINGLE_SPREAD
+    work = engine_dtype(xp, _WIDE.get(out_dtype, out_dtype) if wide else _work_dtype(xp, out_dtype))
     if a.dtype == work:
         deviations = a - xp.sum(a, axis=axes, keepdims=True) / count  # a new array
     else:

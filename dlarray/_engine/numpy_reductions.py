@@ -22,7 +22,7 @@ path at NumPy's own speed:
 * ``sum``: the columns of a reshape ``(SUM_ROWS, n // SUM_ROWS)`` summed
   in single precision (elementwise adds of its rows, faster than NumPy's
   pairwise loop), the column sums added in double precision, rounded once;
-* ``prod``: the products of the reshape's columns in double precision
+* ``prod`` (``float32``): the products of a reshape's columns in double precision
   (elementwise over rows, not NumPy's latency-bound scalar loop), then of
   those, rounded once;
 * ``cumulative_sum``: a log-step (Hillis-Steele) scan inside each block,
@@ -130,7 +130,9 @@ def as_array(function: Kernel) -> Kernel:
 
 # ---- accurate single precision (see the module docstring) ----
 
-_add, _multiply = np.add, np.multiply
+_add: Any = np.add
+_multiply: Any = np.multiply
+_float32 = np.dtype(np.float32)
 #: The double-precision dtype each single dtype accumulates in.
 _DOUBLE = {
     np.dtype(np.float32): np.dtype(np.float64),
@@ -194,7 +196,9 @@ def _single_sum(x: Any, axis: Any, keepdims: bool) -> Any:
 
 
 def _single_prod(x: Any, axis: Any, keepdims: bool) -> Any:
-    run = _run(x, axis)
+    # (complex64 keeps NumPy's order: a complex product with an infinite
+    # factor is NaN or infinite depending on the order of the factors.)
+    run = _run(x, axis) if x.dtype == _float32 else None
     if run is None:
         return _in_double(_multiply.reduce, x, axis, keepdims)
     double = _DOUBLE[x.dtype]
@@ -230,7 +234,9 @@ def scan(ufunc: Any) -> Kernel:
         double = _DOUBLE[x.dtype]
         return own(x, axis=axis, dtype=double, include_initial=include_initial).astype(x.dtype)
 
-    return _named(cumulative, {"add": "cumulative_sum", "multiply": "cumulative_prod"}[ufunc.__name__])
+    return _named(
+        cumulative, {"add": "cumulative_sum", "multiply": "cumulative_prod"}[ufunc.__name__]
+    )
 
 
 def _blocked_scan(x: Any, out: Any) -> None:
