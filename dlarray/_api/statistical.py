@@ -13,15 +13,23 @@ engine's fixes of ``sum``, ``max`` and the rest
   integer dtype in the default integer dtype of the same signedness
   (``int64`` / ``uint64``) and keep every other dtype; ``mean``, ``var`` and
   ``std`` of integers give the default real floating dtype.
-* **Accumulation is done in double precision.**  ``float32`` and
-  ``complex64`` values are summed (or multiplied) in ``float64`` /
-  ``complex128`` (``xp.sum(a, dtype=float64)``) and the result is rounded
-  once to the result dtype.  A ``float32`` accumulator loses significance
-  quickly: NumPy's pairwise summation covers only reductions over the
-  contiguous axis, and ``cumsum`` is sequential.  For
-  ``[2**24, 1 (40 times), 16 - 2**24]`` (condition number 6e5) a ``float32``
-  ``cumsum`` or axis-0 sum gives 16 instead of 56, which the standard's
-  conformance tests reject.  The cost: an intermediate that would overflow
+* **Single precision accumulates accurately.**  ``float32`` and
+  ``complex64`` sums, products and scans meet the bounds of
+  ``docs/guide/arrays.md`` ("Accuracy of sums and scans"): an error of at
+  most ``2**-24 * (|s| + 16 * sum|x|)``, where NumPy's pairwise sum is only
+  bounded by about ``(log2(n) + 20) * 2**-24 * sum|x|`` and its ``cumsum``
+  and axis-0 sums by ``n * 2**-24 * sum|x|`` (for
+  ``[2**24, 1 (40 times), 16 - 2**24]`` they give 16 instead of 56, which
+  the standard's conformance tests reject).  An engine whose namespace says
+  that it meets those bounds in the dtype itself
+  (``_dlarray_accurate_accumulation``: NumPy's, whose fixes are in
+  :mod:`dlarray._engine.numpy_reductions`, at NumPy's own speed) is asked
+  for the result dtype directly; every other engine accumulates in
+  ``float64`` / ``complex128`` (``xp.sum(a, dtype=float64)``) and the
+  result is rounded once.  ``var``/``std`` follow the sums: on an accurate
+  engine, reductions of at least ``_SINGLE_SPREAD`` elements take NumPy's
+  two passes in single precision, smaller ones stay in double precision.
+  The cost of double precision: an intermediate that would overflow
   ``float32`` but not ``float64`` no longer turns the result into ``inf``.
 """
 
@@ -239,8 +247,8 @@ def sum(
     Returns
     -------
     DLArray
-        The sums; an empty sum is ``0``.  ``float32``/``complex64`` values
-        are accumulated in double precision and rounded once.
+        The sums; an empty sum is ``0``.  ``float32``/``complex64`` sums
+        are within ``2**-24 * (|s| + 16 * sum|x|)`` of the exact sum ``s``.
 
     Examples
     --------
