@@ -212,8 +212,8 @@ def _accumulate_kernel(
     func: str, a: Any, x_dtype: DType, axes: Any, keepdims: bool, out_dtype: DType
 ) -> Any:
     """The general sum/prod, for :func:`call`: cast to the result dtype,
-    accumulate in its work dtype (``xp.sum(..., dtype=float64)``), round
-    back."""
+    accumulate in its work dtype (``xp.sum(..., dtype=float64)`` for
+    ``float32`` on an engine that is not accurate in it), round back."""
     xp = namespace_of(a)
     values = _in_result_dtype(xp, a, x_dtype, out_dtype)
     work = engine_dtype(xp, _work_dtype(xp, out_dtype))

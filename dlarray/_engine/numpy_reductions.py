@@ -225,7 +225,13 @@ def scan(ufunc: Any) -> Kernel:
             x = x.astype(dtype)  # (the standard casts first)
         elif x.dtype not in _DOUBLE:
             return own(x, axis=axis, include_initial=include_initial)
-        if ufunc is np.add and x.ndim == 1 and x.size >= LARGE and x.strides[0] == x.itemsize:
+        if (
+            ufunc is np.add
+            and x.ndim == 1
+            and axis in (None, 0, -1)
+            and x.size >= LARGE
+            and x.strides[0] == x.itemsize
+        ):
             result = _empty(x.size + include_initial, x.dtype)
             if include_initial:
                 result[0] = 0
