@@ -13,15 +13,23 @@ engine's fixes of ``sum``, ``max`` and the rest
   integer dtype in the default integer dtype of the same signedness
   (``int64`` / ``uint64``) and keep every other dtype; ``mean``, ``var`` and
   ``std`` of integers give the default real floating dtype.
-* **Accumulation is done in double precision.**  ``float32`` and
-  ``complex64`` values are summed (or multiplied) in ``float64`` /
-  ``complex128`` (``xp.sum(a, dtype=float64)``) and the result is rounded
-  once to the result dtype.  A ``float32`` accumulator loses significance
-  quickly: NumPy's pairwise summation covers only reductions over the
-  contiguous axis, and ``cumsum`` is sequential.  For
-  ``[2**24, 1 (40 times), 16 - 2**24]`` (condition number 6e5) a ``float32``
-  ``cumsum`` or axis-0 sum gives 16 instead of 56, which the standard's
-  conformance tests reject.  The cost: an intermediate that would overflow
+* **Single precision accumulates accurately.**  ``float32`` and
+  ``complex64`` sums, products and scans meet the bounds of
+  ``docs/guide/arrays.md`` ("Accuracy of sums and scans"): an error of at
+  most ``2**-24 * (|s| + 16 * sum|x|)``, where NumPy's pairwise sum is only
+  bounded by about ``(log2(n) + 20) * 2**-24 * sum|x|`` and its ``cumsum``
+  and axis-0 sums by ``n * 2**-24 * sum|x|`` (for
+  ``[2**24, 1 (40 times), 16 - 2**24]`` they give 16 instead of 56, which
+  the standard's conformance tests reject).  An engine whose namespace says
+  that it meets those bounds in the dtype itself
+  (``_dlarray_accurate_accumulation``: NumPy's, whose fixes are in
+  :mod:`dlarray._engine.numpy_reductions`, at NumPy's own speed) is asked
+  for the result dtype directly; every other engine accumulates in
+  ``float64`` / ``complex128`` (``xp.sum(a, dtype=float64)``) and the
+  result is rounded once.  ``var``/``std`` follow the sums: on an accurate
+  engine, reductions of at least ``_SINGLE_SPREAD`` elements take NumPy's
+  two passes in single precision, smaller ones stay in double precision.
+  The cost of double precision: an intermediate that would overflow
   ``float32`` but not ``float64`` no longer turns the result into ``inf``.
 """
 
@@ -84,6 +92,30 @@ _SELF_ACCUMULATING = frozenset(
 # array computes through namespace_of(a).
 _HOST = engine_namespace("numpy")
 _HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, _HOST.min
+# The fewest elements per result whose var/std an accurate engine computes
+# in single precision (see _variance).
+_SINGLE_SPREAD = 1 << 16
+# Namespace -> whether it accumulates single precision accurately itself.
+_ACCURATE: dict[Any, bool] = {}
+
+
+def _accurate(xp: Any) -> bool:
+    """Whether engine namespace ``xp`` sums, multiplies and scans ``float32``
+    and ``complex64`` within dlarray's bounds in the dtype itself (its
+    ``_dlarray_accurate_accumulation``; see the module docstring)."""
+    try:
+        return _ACCURATE[xp]
+    except KeyError:
+        accurate = _ACCURATE[xp] = getattr(xp, "_dlarray_accurate_accumulation", False)
+        return accurate
+
+
+# The dtypes whose sum/prod over every axis the host engine's C fast path
+# computes in one call: those above, and the single-precision ones where
+# the host engine accumulates them accurately itself.
+_HOST_SELF_ACCUMULATING = _SELF_ACCUMULATING | (
+    frozenset(_WIDE) if _accurate(_HOST) else frozenset()
+)
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -115,9 +147,11 @@ def _count(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return math.prod(shape[i] for i in axes)
 
 
-def _work_dtype(dtype: DType) -> DType:
-    """The dtype that values of result ``dtype`` accumulate in."""
-    return _WIDE.get(dtype, dtype)
+def _work_dtype(xp: Any, dtype: DType) -> DType:
+    """The dtype that values of result ``dtype`` accumulate in on engine ``xp``."""
+    if dtype in _WIDE and not _accurate(xp):
+        return _WIDE[dtype]
+    return dtype
 
 
 def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
@@ -143,7 +177,7 @@ def _in_result_dtype(xp: Any, a: Any, x_dtype: DType, out_dtype: DType) -> Any:
     not do it: when values accumulate in a wider dtype than the result's.
     (Run inside :func:`call`: float -> int casts of NaN/inf are the
     caller's choice, not a warning.)"""
-    if x_dtype is out_dtype or _work_dtype(out_dtype) is out_dtype:
+    if x_dtype is out_dtype or _work_dtype(xp, out_dtype) is out_dtype:
         return a
     return xp.astype(a, engine_dtype(xp, out_dtype))
 
@@ -178,11 +212,11 @@ def _accumulate_kernel(
     func: str, a: Any, x_dtype: DType, axes: Any, keepdims: bool, out_dtype: DType
 ) -> Any:
     """The general sum/prod, for :func:`call`: cast to the result dtype,
-    accumulate in its work dtype (``xp.sum(..., dtype=float64)``), round
-    back."""
+    accumulate in its work dtype (``xp.sum(..., dtype=float64)`` for
+    ``float32`` on an engine that is not accurate in it), round back."""
     xp = namespace_of(a)
     values = _in_result_dtype(xp, a, x_dtype, out_dtype)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     result = getattr(xp, func)(values, axis=axes, dtype=work, keepdims=keepdims)
     return _rounded(xp, result, out_dtype)
 
@@ -213,8 +247,8 @@ def sum(
     Returns
     -------
     DLArray
-        The sums; an empty sum is ``0``.  ``float32``/``complex64`` values
-        are accumulated in double precision and rounded once.
+        The sums; an empty sum is ``0``.  ``float32``/``complex64`` sums
+        are within ``2**-24 * (|s| + 16 * sum|x|)`` of the exact sum ``s``.
 
     Examples
     --------
@@ -225,7 +259,7 @@ def sum(
     dlarray.asarray(0.75, dtype=dlarray.float32)
     """
     if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_SUM, _SELF_ACCUMULATING, x)  # the common case, in C
+        result = fast_unary(_HOST_SUM, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
     return _accumulate(x, axis, dtype, keepdims, "sum", _HOST_SUM)
@@ -251,7 +285,7 @@ def prod(
     dlarray.asarray([2, 12], dtype=dlarray.uint64)
     """
     if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_PROD, _SELF_ACCUMULATING, x)  # the common case, in C
+        result = fast_unary(_HOST_PROD, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
         if result is not None:
             return result
     return _accumulate(x, axis, dtype, keepdims, "prod", _HOST_PROD)
@@ -289,7 +323,7 @@ def _scan_kernel(
     work dtype and rounded back."""
     xp = namespace_of(a)
     values = _in_result_dtype(xp, a, x_dtype, out_dtype)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     result = getattr(xp, func)(values, axis=ax, dtype=work, include_initial=include_initial)
     return _rounded(xp, result, out_dtype)
 
@@ -484,7 +518,7 @@ def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
     does not spill into the other (the standard's rule for mean).
     """
     xp = namespace_of(a)
-    work = engine_dtype(xp, _work_dtype(out_dtype))
+    work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
     count = _reduced_count(a.shape, axes)
     if out_dtype in _COMPLEX:
@@ -514,9 +548,17 @@ def _variance(
     """
     xp = namespace_of(a)
     count = _count(a.shape, axes)
-    # A new array (astype copies), so the in-place steps below leave x alone.
-    deviations = xp.astype(a, engine_dtype(xp, _work_dtype(out_dtype)))
-    deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
+    # Small spreads stay in double precision on every engine: there a cast
+    # costs little, and rounding the mean to single precision would cost
+    # accuracy where |mean| is much larger than the spread.
+    wide = count < _SINGLE_SPREAD
+    work = engine_dtype(xp, _WIDE.get(out_dtype, out_dtype) if wide else _work_dtype(xp, out_dtype))
+    if a.dtype == work:
+        deviations = a - xp.sum(a, axis=axes, keepdims=True) / count  # a new array
+    else:
+        # A new array (astype copies), so the in-place step leaves x alone.
+        deviations = xp.astype(a, work)
+        deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
     deviations *= deviations
     squares = xp.sum(deviations, axis=axes, keepdims=keepdims)
     divisor = count - correction

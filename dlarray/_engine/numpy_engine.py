@@ -235,6 +235,14 @@ FIXES: dict[str, Any] = {
     # wrappers, a reduction over every axis written into a 0-d array.
     "sum": numpy_reductions.accumulation(np.add),
     "prod": numpy_reductions.accumulation(np.multiply),
+    "cumulative_sum": numpy_reductions.scan(np.add),
+    "cumulative_prod": numpy_reductions.scan(np.multiply),
+    # Accuracy, not a departure: those four accumulate float32 and complex64
+    # within dlarray's documented bounds in the dtype itself (a blocked path
+    # at NumPy's speed for large contiguous runs, double precision for the
+    # rest), so the chapters ask for the result dtype directly on this
+    # engine instead of accumulating in double precision.
+    "_dlarray_accurate_accumulation": True,
     "max": numpy_reductions.extreme(np.maximum),
     "min": numpy_reductions.extreme(np.minimum),
     "all": numpy_reductions.truth(np.logical_and),
