@@ -724,3 +724,17 @@ def test_dlpack_of_strided_views(x, data):
     back = xp.from_dlpack(a)
     assert back._data + back._byte_offset == a.ctypes.data
     assert_matches(back, full[key], dtype=x.dtype, exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_sign_of_subnormal_and_huge_values(dtype):
+    # z / |z| with neither the modulus nor the division leaving the range:
+    # a subnormal z (found by the property tests: sign(5e-324j) was nan+nanj)
+    # and one whose modulus exceeds the largest float.
+    tiny = np.finfo(np.dtype(dtype).char.lower()).smallest_subnormal
+    huge = np.finfo(np.dtype(dtype).char.lower()).max
+    values = np.array(
+        [complex(0, tiny), complex(-tiny, 0), complex(tiny, tiny), complex(huge, -huge), 3 - 4j],
+        dtype=dtype,
+    )
+    assert_matches(xp.sign(xp.asarray(values)), _sign(values), dtype=getattr(xp, dtype))

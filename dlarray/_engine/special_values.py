@@ -113,11 +113,21 @@ def sign(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
     def fixed(a: Any, /) -> Any:
         result = kernel(a)
         if result.dtype in complex_:
-            scale = base.maximum(base.abs(base.real(a)), base.abs(base.imag(a)))
+            re, im = base.real(a), base.imag(a)
+            scale = base.maximum(base.abs(re), base.abs(im))
             finite = base.logical_and(base.isfinite(scale), scale > 0)
             if base.any(finite):
-                scaled = a / base.where(finite, scale, base.ones_like(scale))
-                result = base.where(finite, scaled / base.abs(scaled), result)
+                # Each part divided by the real scale, not z by it: a complex
+                # division by a subnormal scale takes 1 / scale, which is
+                # inf (sign(5e-324j) came out nan + nanj).
+                scale = base.where(finite, scale, base.ones_like(scale))
+                re, im = re / scale, im / scale  # |re + i im| in [1, sqrt(2)]
+                modulus = base.sqrt(re * re + im * im)
+                i = base.asarray(1j, dtype=result.dtype, device=a.device)
+                unit = base.astype(re / modulus, result.dtype) + base.astype(
+                    im / modulus, result.dtype
+                ) * i
+                result = base.where(finite, unit, result)
             # sign(±0 ± 0j) is 0 + 0j (array-api-strict's z / |z| gives NaN).
             zero = a == 0
             if base.any(zero):
