@@ -124,9 +124,10 @@ def sign(base: Any, dtype_of: Callable[[Any], Any] = _same) -> Kernel:
                 re, im = re / scale, im / scale  # |re + i im| in [1, sqrt(2)]
                 modulus = base.sqrt(re * re + im * im)
                 i = base.asarray(1j, dtype=result.dtype, device=a.device)
-                unit = base.astype(re / modulus, result.dtype) + base.astype(
-                    im / modulus, result.dtype
-                ) * i
+                unit = (
+                    base.astype(re / modulus, result.dtype)
+                    + base.astype(im / modulus, result.dtype) * i
+                )
                 result = base.where(finite, unit, result)
             # sign(±0 ± 0j) is 0 + 0j (array-api-strict's z / |z| gives NaN).
             zero = a == 0
