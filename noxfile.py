@@ -199,6 +199,7 @@ NAMESPACE_TESTS = (
     "test_engine_linalg.py",
     "test_engine_manipulation.py",
     "test_engine_statistical.py",
+    "test_reduction_accuracy.py",
 )
 
 
