@@ -332,11 +332,12 @@ dla_array_dtype_object(const DLAArrayObject *a)
         PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its dtypes");
         return NULL;
     }
-    const DLADTypeEntry *e = dla_dtype_find(a->dtype);
-    if (e == NULL) {
-        return NULL;
+    int row = dla_dtype_row(a->dtype);
+    if (row < 0) {
+        const DLADTypeEntry *e = dla_dtype_find(a->dtype); /* or the error saying why */
+        return e == NULL ? NULL : PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table);
     }
-    return PyTuple_GET_ITEM(dla_state.dtype_objects, e - dla_dtype_table);
+    return PyTuple_GET_ITEM(dla_state.dtype_objects, row);
 }
 
 static PyObject *

@@ -155,6 +155,9 @@ extern const Py_ssize_t dla_dtype_table_len;
 
 /* The entry for (code, bits, lanes), or NULL with BufferError set. */
 const DLADTypeEntry *dla_dtype_find(DLDataType dtype);
+/* The row of (code, bits, lanes) in dla_dtype_table, or -1 (no error set):
+ * a table lookup, for the fast paths. */
+int dla_dtype_row(DLDataType dtype);
 PyObject *dla_dtype_table_as_tuple(void);
 
 /* Bits one element occupies in memory: padded sub-byte elements take a
@@ -297,10 +300,15 @@ PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t 
 PyObject *dla_register_scalar_kernels(PyObject *module, PyObject *args);
 /* kernel(engine views of xs) as a DLArray when the n (1 or 2) arguments
  * need no rule applied; None (a new reference) when they do; NULL with an
- * exception when the kernel raised.  `scalars`: one of two arguments may
- * be a Python scalar that joins the other's dtype. */
-PyObject *dla_engine_fast(PyObject *kernel, PyObject *allowed, PyObject *const *xs,
-                          Py_ssize_t n, bool scalars);
+ * exception when the kernel raised.  The allowed dtypes: `allowed_rows`, a
+ * mask over the dtype table's rows (dla_allowed_rows), or when it is 0 the
+ * frozenset `allowed`.  `scalars`: one of two arguments may be a Python
+ * scalar that joins the other's dtype. */
+PyObject *dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
+                          PyObject *const *xs, Py_ssize_t n, bool scalars);
+/* The rows of the dtype table whose DType objects are in the set `allowed`,
+ * as a mask; 0 with an exception set when there are none or on error. */
+uint64_t dla_allowed_rows(PyObject *allowed);
 
 /* ---- fast_function.c ---- */
 extern PyTypeObject DLAFastFunction_Type;

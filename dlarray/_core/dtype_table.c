@@ -50,6 +50,29 @@ const DLADTypeEntry dla_dtype_table[] = {
 const Py_ssize_t dla_dtype_table_len =
     (Py_ssize_t)(sizeof(dla_dtype_table) / sizeof(dla_dtype_table[0]));
 
+/* The row of each (code, bits), for dla_dtype_row: rows + 1, 0 for none.
+ * Every code and width in the table fits (codes < 32, bits <= 128); filled
+ * from the table on first use, so the table stays the one fact. */
+#define ROW_CODES 32
+#define ROW_BITS 129
+static int8_t row_of[ROW_CODES][ROW_BITS];
+static bool row_of_filled;
+
+int
+dla_dtype_row(DLDataType dtype)
+{
+    if (!row_of_filled) {
+        for (Py_ssize_t i = 0; i < dla_dtype_table_len; i++) {
+            row_of[dla_dtype_table[i].code][dla_dtype_table[i].bits] = (int8_t)(i + 1);
+        }
+        row_of_filled = true;
+    }
+    if (dtype.lanes != 1 || dtype.code >= ROW_CODES || dtype.bits >= ROW_BITS) {
+        return -1;
+    }
+    return row_of[dtype.code][dtype.bits] - 1;
+}
+
 const DLADTypeEntry *
 dla_dtype_find(DLDataType dtype)
 {

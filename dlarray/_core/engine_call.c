@@ -290,9 +290,31 @@ host_engine_view(DLAArrayObject *a)
     return view != NULL && Py_TYPE(view) == dla_state.engine_array_type ? view : NULL;
 }
 
+uint64_t
+dla_allowed_rows(PyObject *allowed)
+{
+    PyObject *dtypes = dla_state.dtype_objects;
+    if (dtypes == NULL || PyTuple_GET_SIZE(dtypes) > 64) {
+        PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its dtypes");
+        return 0;
+    }
+    uint64_t rows = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes); i++) {
+        int in = PySet_Contains(allowed, PyTuple_GET_ITEM(dtypes, i));
+        if (in < 0) {
+            return 0;
+        }
+        rows |= (uint64_t)in << i;
+    }
+    if (rows == 0) {
+        PyErr_SetString(PyExc_ValueError, "a fast path needs at least one allowed dtype");
+    }
+    return rows;
+}
+
 PyObject *
-dla_engine_fast(PyObject *kernel, PyObject *allowed, PyObject *const *xs, Py_ssize_t n,
-                bool scalars)
+dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
+                PyObject *const *xs, Py_ssize_t n, bool scalars)
 {
     DLAArrayObject *first = NULL;
     Py_ssize_t scalar_at = -1;
@@ -317,11 +339,14 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, PyObject *const *xs, Py_ssi
     if (first == NULL) {
         Py_RETURN_NONE;
     }
-    PyObject *dtype = dla_array_dtype_object(first);
-    if (dtype == NULL) {
-        return NULL; /* cannot happen for an array the core made */
+    /* Whether the dtype is allowed: a bit of allowed_rows (a mask over
+     * the dtype table's rows) where the caller has one, else the set. */
+    int ok, row = dla_dtype_row(first->dtype);
+    if (row < 0) {
+        Py_RETURN_NONE; /* not a dtype of the table: the general path says why */
     }
-    int ok = PySet_Contains(allowed, dtype);
+    PyObject *dtype = PyTuple_GET_ITEM(dla_state.dtype_objects, row);
+    ok = allowed_rows != 0 ? (int)((allowed_rows >> row) & 1) : PySet_Contains(allowed, dtype);
     if (ok > 0 && scalar_at >= 0) {
         ok = takes_scalar(kernel, xs[scalar_at], dtype);
     }
@@ -357,7 +382,7 @@ dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "engine_unary(kernel, allowed, x)");
         return NULL;
     }
-    return dla_engine_fast(args[0], args[1], args + 2, 1, false);
+    return dla_engine_fast(args[0], args[1], 0, args + 2, 1, false);
 }
 
 PyObject *
@@ -367,5 +392,5 @@ dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "engine_binary(kernel, allowed, x1, x2)");
         return NULL;
     }
-    return dla_engine_fast(args[0], args[1], args + 2, 2, true);
+    return dla_engine_fast(args[0], args[1], 0, args + 2, 2, true);
 }

@@ -20,6 +20,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *kernel;  /* the host engine's kernel */
     PyObject *allowed; /* frozenset of the DTypes the fast path takes */
+    uint64_t allowed_rows; /* the same, as a mask over the dtype table's rows */
     PyObject *general; /* the Python function: everything else */
     Py_ssize_t nargs;  /* 1 or 2 positional arguments */
     vectorcallfunc vectorcall;
@@ -32,7 +33,8 @@ fast_function_vectorcall(PyObject *self_obj, PyObject *const *args, size_t nargs
     FastFunctionObject *self = (FastFunctionObject *)self_obj;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs == self->nargs && kwnames == NULL) {
-        PyObject *result = dla_engine_fast(self->kernel, self->allowed, args, nargs, nargs == 2);
+        PyObject *result = dla_engine_fast(self->kernel, self->allowed, self->allowed_rows, args,
+                                           nargs, nargs == 2);
         if (result != Py_None) {
             return result; /* the array, or NULL with the kernel's error */
         }
@@ -58,10 +60,15 @@ dla_fast_function(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "fast_function: kernel and general must be callable");
         return NULL;
     }
+    uint64_t allowed_rows = dla_allowed_rows(allowed);
+    if (allowed_rows == 0) {
+        return NULL;
+    }
     FastFunctionObject *self = PyObject_GC_New(FastFunctionObject, &DLAFastFunction_Type);
     if (self == NULL) {
         return NULL;
     }
+    self->allowed_rows = allowed_rows;
     self->kernel = Py_NewRef(kernel);
     self->allowed = Py_NewRef(allowed);
     self->general = Py_NewRef(general);

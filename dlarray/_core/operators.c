@@ -57,6 +57,7 @@ static const char *const operator_names[OP_COUNT] = {
 typedef struct {
     PyObject *kernel;    /* the fast path's kernel, or NULL */
     PyObject *allowed;   /* its frozenset of DTypes */
+    uint64_t allowed_rows; /* the same, as a mask over the dtype table's rows */
     bool scalars;        /* takes Python scalars */
     PyObject *forward;   /* Python: forward(x, other) */
     PyObject *reflected; /* Python: reflected(x, other), or NULL */
@@ -74,6 +75,7 @@ clear_entry(OperatorEntry *e)
     Py_CLEAR(e->forward);
     Py_CLEAR(e->reflected);
     e->scalars = false;
+    e->allowed_rows = 0;
 }
 
 void
@@ -115,8 +117,19 @@ dla_register_operators(PyObject *module, PyObject *table)
             }
             return NULL;
         }
-        fresh[op] = (OperatorEntry){none_as_null(kernel), kernel == Py_None ? NULL : Py_NewRef(allowed),
-                                    scalars != 0, Py_NewRef(forward), none_as_null(reflected)};
+        uint64_t allowed_rows = 0;
+        if (kernel != Py_None && (allowed_rows = dla_allowed_rows(allowed)) == 0) {
+            for (int i = 0; i < op; i++) {
+                clear_entry(&fresh[i]);
+            }
+            return NULL;
+        }
+        fresh[op] = (OperatorEntry){none_as_null(kernel),
+                                    kernel == Py_None ? NULL : Py_NewRef(allowed),
+                                    allowed_rows,
+                                    scalars != 0,
+                                    Py_NewRef(forward),
+                                    none_as_null(reflected)};
     }
     for (int op = 0; op < OP_COUNT; op++) {
         clear_entry(&operators[op]);
@@ -137,7 +150,8 @@ operate(Operator op, PyObject *left, PyObject *right)
     }
     if (e->kernel != NULL) {
         PyObject *operands[2] = {left, right};
-        PyObject *result = dla_engine_fast(e->kernel, e->allowed, operands, 2, e->scalars);
+        PyObject *result =
+            dla_engine_fast(e->kernel, e->allowed, e->allowed_rows, operands, 2, e->scalars);
         if (result != Py_None) {
             return result; /* the array, or NULL with the error */
         }
