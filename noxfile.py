@@ -27,6 +27,8 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 
 import nox
 
@@ -80,6 +82,82 @@ def _run_pytest(session: nox.Session) -> None:
             str(ROOT),
             *session.posargs,
         )
+
+
+# What a release must carry, beyond the Python modules: the wheel the
+# compiled core, its type stub and marker, and the public headers extension
+# authors build against (dlarray.get_include()); the sdist every file the
+# core is built from.
+WHEEL_MUST_HOLD = (
+    "dlarray/py.typed",
+    "dlarray/_core.pyi",
+    "dlarray/include/dlpack_abi.h",
+    "dlarray/include/dlarray_capi.h",
+)
+SDIST_MUST_HOLD = (
+    "pyproject.toml",
+    "setup.py",
+    "README.md",
+    "dlarray/__init__.py",
+    "dlarray/_core/core.h",
+    "dlarray/include/dlpack_abi.h",
+)
+
+
+@nox.session
+def package(session: nox.Session) -> None:
+    """Build the sdist and the wheel as a release would and test what they hold.
+
+    ``python -m build`` makes the sdist and then the wheel *from the sdist*,
+    so a source file the sdist leaves out fails the build here instead of on
+    a user's machine.  ``twine check`` reads their metadata as PyPI would.
+    The wheel is installed into this fresh environment (not the tree: no
+    editable or in-place build), the version it reports is the metadata's,
+    and the test suite runs against it from outside the source tree."""
+    dist = pathlib.Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.install("build==1.3.0", "twine==6.2.0")
+    session.run("python", "-m", "build", "--outdir", str(dist), str(ROOT))
+    (sdist,) = dist.glob("dlarray-*.tar.gz")
+    (wheel,) = dist.glob("dlarray-*.whl")
+    session.run("twine", "check", "--strict", str(sdist), str(wheel))
+    _check_contents(session, sdist, wheel)
+    session.install(str(wheel), *TEST_DEPS, HYPOTHESIS)
+    session.run(
+        "python",
+        "-c",
+        "import importlib.metadata as m, dlarray; "
+        "assert dlarray.__version__ == m.version('dlarray'), "
+        "(dlarray.__version__, m.version('dlarray')); "
+        "print('dlarray', dlarray.__version__, 'from', dlarray.__file__)",
+    )
+    _run_pytest(session)
+
+
+def _check_contents(session: nox.Session, sdist: pathlib.Path, wheel: pathlib.Path) -> None:
+    """Fail the session when the sdist or the wheel lacks a file of
+    SDIST_MUST_HOLD / WHEEL_MUST_HOLD, or the wheel its compiled core."""
+    with zipfile.ZipFile(wheel) as zf:
+        in_wheel = set(zf.namelist())
+    with tarfile.open(sdist) as tf:
+        root = tf.getnames()[0].split("/")[0]
+        in_sdist = {name.removeprefix(root + "/") for name in tf.getnames()}
+    missing = [f"wheel: {n}" for n in WHEEL_MUST_HOLD if n not in in_wheel]
+    missing += [f"sdist: {n}" for n in SDIST_MUST_HOLD if n not in in_sdist]
+    if not any(n.startswith("dlarray/_core.") and n.endswith((".so", ".pyd")) for n in in_wheel):
+        missing.append("wheel: the compiled core dlarray/_core.*.so")
+    missing += [f"sdist: {n}" for n in _core_sources() if n not in in_sdist]
+    if missing:
+        session.error("package: missing from the distributions: " + ", ".join(missing))
+    session.log(
+        f"package: {wheel.name} ({len(in_wheel)} files), {sdist.name} ({len(in_sdist)} files)"
+    )
+
+
+def _core_sources() -> list[str]:
+    """The C core's sources and headers, relative to the tree."""
+    core = ROOT / "dlarray" / "_core"
+    return sorted(f"dlarray/_core/{p.name}" for p in core.iterdir() if p.suffix in (".c", ".h"))
 
 
 @nox.session
