@@ -279,8 +279,8 @@ class Exchange:
     ``route`` is how the tensor crossed: ``"table"`` through the producer's
     C exchange table (no capsule at all), or the kind of capsule: the one
     dlarray received (peer -> dlarray) or the one the peer asked dlarray for
-    (dlarray -> peer); ``capsule`` is that kind, None for the table.
-    ``zero_copy`` compares the first-element addresses on both sides.
+    (dlarray -> peer).  ``zero_copy`` compares the first-element addresses
+    on both sides; ``time_ns`` is one exchange's median time, whole ns.
     """
 
     peer: str
@@ -291,16 +291,11 @@ class Exchange:
     zero_copy: bool | None = None
     route: str | None = None  # "table", "versioned" or "legacy"
     values_equal: bool | None = None
-    time_us: float | None = None
-
-    @property
-    def capsule(self) -> str | None:
-        """The capsule kind that crossed; None through the table."""
-        return None if self.route == "table" else self.route
+    time_ns: int | None = None
 
     def as_json(self) -> dict[str, Any]:
-        """The fields, and ``capsule``."""
-        return {**asdict(self), "capsule": self.capsule}
+        """The fields, one per fact."""
+        return asdict(self)
 
 
 @contextlib.contextmanager
@@ -337,7 +332,7 @@ def _name(device: dlarray.Device) -> str:
     return f"{device.kind}:{device.index}"
 
 
-def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> float:
+def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> int:
     """Time one call.
 
     Parameters
@@ -349,8 +344,10 @@ def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> float:
 
     Returns
     -------
-    float
-        The median batch's time divided by :data:`BATCH`, in µs.
+    int
+        The median batch's time divided by :data:`BATCH`, in whole ns (the
+        timer's resolution and the run-to-run noise make fractions
+        meaningless).
     """
     batches = []
     for _ in range(repeats):
@@ -358,7 +355,7 @@ def time_per_call(call: Callable[[], Any], repeats: int = REPEATS) -> float:
         for _ in range(BATCH):
             call()
         batches.append(time.perf_counter_ns() - start)
-    return statistics.median(batches) / BATCH / 1000
+    return round(statistics.median(batches) / BATCH)
 
 
 def peer_to_dlarray(
@@ -392,7 +389,7 @@ def peer_to_dlarray(
         else:
             result.route = "versioned" if x._owner.versioned else "legacy"
         result.values_equal = _numpy_list(x.to_device("cpu")) == VALUES
-        result.time_us = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
+        result.time_ns = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
         result.ok = True
     except Exception as exc:
         result.error = _describe(exc)
@@ -429,7 +426,7 @@ def dlarray_to_peer(
         result.route = capsules[-1] if capsules else "table"
         result.zero_copy = peer.pointer(received) == _address(x)
         result.values_equal = peer.to_list(received) == VALUES
-        result.time_us = time_per_call(lambda: consume(x), repeats)
+        result.time_ns = time_per_call(lambda: consume(x), repeats)
         result.ok = True
     except Exception as exc:
         result.error = _describe(exc)
@@ -556,7 +553,7 @@ def _exchange_row(e: dict[str, Any]) -> tuple[str, ...]:
     values = {None: None, True: "equal", False: "DIFFER"}[e["values_equal"]]
     result = "ok" if e["ok"] else "FAILED"
     cells = (e["direction"], e["device"], result, e["zero_copy"], e["route"], values)
-    return tuple(_cell(c) for c in (*cells, e["time_us"]))
+    return tuple(_cell(c) for c in (*cells, e["time_ns"]))
 
 
 def _align(rows: list[tuple[str, ...]]) -> list[str]:
@@ -593,6 +590,16 @@ def _environment_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: The exchange table's columns, and the legend printed under it.
+HEADER = ("direction", "device", "result", "zero-copy", "route", "values", "ns/exchange")
+LEGEND = (
+    "route: table = the producer's C exchange table, no capsule; versioned = a",
+    '  "dltensor_versioned" capsule (DLPack >= 1.0, with flags); legacy = a "dltensor"',
+    "  capsule (before 1.0, no flags).  zero-copy: both sides see the same first-element",
+    "  address.  ns/exchange: the median of batches of 10 calls.",
+)
+
+
 def format_table(report: dict[str, Any]) -> str:
     """Render :func:`survey`'s report as text.
 
@@ -604,13 +611,12 @@ def format_table(report: dict[str, Any]) -> str:
     Returns
     -------
     str
-        The environment report, the aligned exchange table, the error of
-        each failed exchange, and a verdict line.
+        The environment report, the aligned exchange table and its legend,
+        the error of each failed exchange, and a verdict line.
     """
     exchanges = report["exchanges"]
-    header = ("direction", "device", "result", "zero-copy", "route", "values", "µs/exchange")
-    rows = [header, *map(_exchange_row, exchanges)]
-    lines = [*_environment_lines(report), "", *_align(rows), ""]
+    rows = [HEADER, *map(_exchange_row, exchanges)]
+    lines = [*_environment_lines(report), "", *_align(rows), "", *LEGEND, ""]
     lines += [f"{e['direction']} on {e['device']}: {e['error']}" for e in exchanges if e["error"]]
     failed = sum(not (e["ok"] and e["values_equal"]) for e in exchanges)
     verdict = f"{failed} of {len(exchanges)} exchanges FAILED"
@@ -634,12 +640,21 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="python -m dlarray",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="Show dlarray's version, its devices per memory kind, and live DLPack "
         "exchanges with the installed peer libraries (numpy, torch, jax, cupy, dpnp, "
         "tvm_ffi) on each device kind they support; exit status 1 if one fails.",
     )
-    parser.add_argument("--json", action="store_true", help="print a JSON document instead")
-    parser.add_argument("--repeats", type=int, default=REPEATS, metavar="N", help="timing batches")
+    parser.add_argument(
+        "--json", action="store_true", help="print the report as a JSON document instead"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=REPEATS,
+        metavar="N",
+        help=f"timing batches of {BATCH} calls per exchange; fewer is faster and rougher",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
