@@ -123,14 +123,16 @@ def package(session: nox.Session) -> None:
     session.run("twine", "check", "--strict", str(sdist), str(wheel))
     _check_contents(session, sdist, wheel)
     session.install(str(wheel), *TEST_DEPS, HYPOTHESIS)
-    session.run(
-        "python",
-        "-c",
-        "import importlib.metadata as m, dlarray; "
-        "assert dlarray.__version__ == m.version('dlarray'), "
-        "(dlarray.__version__, m.version('dlarray')); "
-        "print('dlarray', dlarray.__version__, 'from', dlarray.__file__)",
-    )
+    with session.chdir(session.create_tmp()):  # not the tree: the installed wheel
+        session.run(
+            "python",
+            "-c",
+            "import importlib.metadata as m, sysconfig, dlarray; "
+            "assert dlarray.__file__.startswith(sysconfig.get_path('platlib')), dlarray.__file__; "
+            "assert dlarray.__version__ == m.version('dlarray'), "
+            "(dlarray.__version__, m.version('dlarray')); "
+            "print('dlarray', dlarray.__version__, 'from', dlarray.__file__)",
+        )
     _run_pytest(session)
 
 

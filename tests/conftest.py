@@ -70,3 +70,26 @@ def _no_cupy_over_the_stand_in(request, monkeypatch):
     path = str(request.node.path)
     if any(path.endswith(name) for name in _STAND_IN_TESTS):
         monkeypatch.setitem(sys.modules, "cupy", None)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The skipped tests, one line per reason (what is missing), with counts.
+
+    Without a GPU, a SYCL device or the optional peers several hundred tests
+    skip, many for the same reason from many files; pytest's own list
+    (``-rs``) repeats a reason once per file and line.  pyproject.toml's
+    ``-r`` leaves skips out of that list, and this section says them once."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    reasons: dict[str, int] = {}
+    for report in skipped:
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    terminalreporter.section(
+        f"{len(skipped)} skipped, by reason (what this machine lacks)", sep="-"
+    )
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        terminalreporter.line(f"{count:5d}  {reason}")
