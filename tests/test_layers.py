@@ -29,7 +29,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dlarray"
 # longest entry that names it or a package above it.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the C core", ("dlarray._core",)),
-    ("tables", ("dlarray._device", "dlarray._dtypes", "dlarray._float_formats")),
+    (
+        "tables",
+        ("dlarray._device", "dlarray._dtypes", "dlarray._float_formats", "dlarray._install"),
+    ),
     ("the array object", ("dlarray._views", "dlarray._array")),
     ("rules and runtimes", ("dlarray._rules", "dlarray._cuda", "dlarray._sycl")),
     ("memory families", ("dlarray._storage", "dlarray._sycl.exchange")),

@@ -19,6 +19,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from dlarray._install import pip_install
+
 
 class CUDAUnavailableError(BufferError, ValueError):
     """CUDA memory was asked for, and this process cannot reach a GPU.
@@ -156,7 +158,8 @@ def _load() -> CudaRuntime:
     except ImportError as exc:
         raise CUDAUnavailableError(
             f"CUDA memory needs NVIDIA's cuda-bindings package, which is not installed "
-            f"({exc}); install it with: pip install 'dlarray[cuda]'"
+            f"({exc}); install it with: {pip_install('cuda')} ({pip_install('cuda12')} "
+            f"on a CUDA 12 driver)"
         ) from None
     err, count = module.cudaGetDeviceCount()
     code = int(err)

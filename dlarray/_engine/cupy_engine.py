@@ -59,6 +59,7 @@ from dlarray._array import DLArray
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
+from dlarray._install import pip_install
 
 
 def _cupy() -> ModuleType | None:
@@ -91,8 +92,8 @@ def to_cupy(x: DLArray) -> Any:
     if cupy is None:
         raise BufferError(
             f"computing on {x.device} memory needs CuPy, which is not installed; install "
-            f"it (pip install 'dlarray[cupy]', or 'dlarray[cupy12]' on a CUDA 12 driver), or copy "
-            f"the array to the host with x.to_device('cpu')"
+            f"it ({pip_install('cupy')}, or {pip_install('cupy12')} on a CUDA 12 driver), or "
+            f"copy the array to the host with x.to_device('cpu')"
         )
     cuda_runtime.runtime()  # dlarray orders its GPU work through it; says what is missing
     twin = x._view(x.shape, x._strides, x._byte_offset)
@@ -294,7 +295,7 @@ def namespace() -> Namespace:
     except ImportError:
         raise BufferError(
             "computing on CUDA memory needs array-api-compat, CuPy's standard namespace; "
-            "pip install array-api-compat (or pip install 'dlarray[cupy]')"
+            f"pip install array-api-compat (or {pip_install('cupy')})"
         ) from None
     ndarray = importlib.import_module("cupy").ndarray
     errstate = importlib.import_module("cupyx").errstate

@@ -24,6 +24,7 @@ from typing import Any
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._engine.namespaces import Namespace
+from dlarray._install import pip_install
 
 
 @functools.cache
@@ -55,8 +56,7 @@ def to_dpnp(x: DLArray) -> Any:
     if dpnp is None:
         raise BufferError(
             f"computing on {x.device} memory needs dpnp, which is not installed; install "
-            f"it (pip install 'dlarray[dpnp]'), or copy the array to the host with "
-            f"x.to_device('cpu')"
+            f"it ({pip_install('dpnp')}), or copy the array to the host with x.to_device('cpu')"
         )
     if x.dtype.kind == "extended floating":
         raise TypeError(

@@ -26,6 +26,8 @@ import os
 import sys
 from typing import Any
 
+from dlarray._install import pip_install
+
 #: dpctl's ``DPCTLSyclUSMType`` values, as USM kind names.
 _USM_TYPES = {1: "device", 2: "shared", 3: "host"}
 
@@ -64,8 +66,8 @@ def dpctl() -> Any:
     except ImportError as exc:
         raise SYCLUnavailableError(
             f"SYCL memory needs Intel's dpctl package, which is not importable ({exc}); "
-            f"pip install 'dlarray[sycl]' (add intel-opencl-rt for a SYCL device on an "
-            f"x86-64 CPU)"
+            f"{pip_install('sycl')} ({pip_install('sycl-cpu')} adds Intel's OpenCL runtime, "
+            f"a SYCL device on an x86-64 CPU)"
         ) from None
     return module
 

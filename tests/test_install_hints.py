@@ -1,0 +1,91 @@
+"""The install commands dlarray's error messages advise (dlarray._install).
+
+``pip install 'dlarray[cuda]'`` is right only where dlarray came from a
+package index; from a checkout or a URL the command must name those."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dlarray import _install
+from dlarray._cuda import runtime as cuda_runtime
+
+
+class FakeDistribution:
+    """A distribution whose ``direct_url.json`` is ``recorded`` (None: none)."""
+
+    def __init__(self, recorded: str | None) -> None:
+        self.recorded = recorded
+
+    def read_text(self, name: str) -> str | None:
+        return self.recorded if name == "direct_url.json" else None
+
+
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    """install(recorded) makes dlarray look installed in site-packages (no
+    checkout above the package) with that ``direct_url.json``; None for no
+    record, ``False`` for no distribution at all."""
+    monkeypatch.setattr(_install, "_ABOVE_PACKAGE", tmp_path / "site-packages")
+
+    def install(recorded: str | None | bool) -> None:
+        def distribution(name: str) -> FakeDistribution:
+            assert name == "dlarray"
+            if recorded is False:
+                raise importlib.metadata.PackageNotFoundError(name)
+            return FakeDistribution(recorded)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(importlib.metadata, "distribution", distribution)
+        _install._origin.cache_clear()
+
+    yield install
+    _install._origin.cache_clear()
+
+
+def test_from_an_index_the_extra_is_named():
+    # This test's own run: whatever the installation, the command installs
+    # the extra (by name, or from the place dlarray came from).
+    assert "[cuda]" in _install.pip_install("cuda")
+
+
+@pytest.mark.parametrize("recorded", [None, False, "{not json", json.dumps({"no": "url"})])
+def test_an_index_install_or_no_record_gets_the_extra_by_name(installed, recorded):
+    installed(recorded)
+    assert _install.pip_install("cuda") == "pip install 'dlarray[cuda]'"
+
+
+def test_a_build_of_a_directory_gets_that_directory(installed):
+    installed(json.dumps({"url": "file:///home/me/dlarray%20src", "dir_info": {}}))
+    assert _install.pip_install("sycl") == "pip install '/home/me/dlarray src[sycl]'"
+
+
+def test_a_url_install_gets_the_url(installed):
+    url = "git+https://example.org/dlarray.git"
+    installed(json.dumps({"url": url, "vcs_info": {"vcs": "git"}}))
+    assert _install.pip_install("dpnp") == f"pip install 'dlarray[dpnp] @ {url}'"
+
+
+def test_a_checkout_gets_an_editable_install_of_itself(monkeypatch, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'dlarray'\n")
+    monkeypatch.setattr(_install, "_ABOVE_PACKAGE", tmp_path)
+    _install._origin.cache_clear()
+    try:
+        assert _install.pip_install("cuda") == f"pip install -e '{tmp_path}[cuda]'"
+    finally:
+        _install._origin.cache_clear()
+
+
+def test_the_cuda_message_advises_the_command_for_this_installation(installed, monkeypatch):
+    installed(json.dumps({"url": "file:///src/dlarray", "dir_info": {}}))
+    # cuda-bindings made unimportable: the message names the extra's command.
+    monkeypatch.setitem(sys.modules, "cuda", None)
+    with pytest.raises(cuda_runtime.CUDAUnavailableError) as caught:
+        cuda_runtime._load()
+    assert "pip install '/src/dlarray[cuda]'" in str(caught.value)
+    assert "pip install '/src/dlarray[cuda12]' on a CUDA 12 driver" in str(caught.value)
