@@ -34,7 +34,7 @@ def installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
     record, ``False`` for no distribution at all."""
     monkeypatch.setattr(_install, "_ABOVE_PACKAGE", tmp_path / "site-packages")
 
-    def install(recorded: str | None | bool) -> None:
+    def install(recorded: str | bool | None) -> None:
         def distribution(name: str) -> FakeDistribution:
             assert name == "dlarray"
             if recorded is False:
