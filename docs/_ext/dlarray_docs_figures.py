@@ -1299,7 +1299,7 @@ def _targets_table(result: Result) -> str:
         )
         rows.append((t["target"], t["size"], _ns(t["subject_ns"]), baseline, ratio, limit, verdict))
     text = md_table(
-        ("target (issue 7)", "size", "dlarray ns", "baseline ns", "ratio", "limit", "verdict"),
+        ("target", "size", "dlarray ns", "baseline ns", "ratio", "limit", "verdict"),
         rows,
         "lrrrrrl",
     )
