@@ -83,8 +83,10 @@ def test_a_checkout_gets_an_editable_install_of_itself(monkeypatch, tmp_path):
 
 def test_the_cuda_message_advises_the_command_for_this_installation(installed, monkeypatch):
     installed(json.dumps({"url": "file:///src/dlarray", "dir_info": {}}))
-    # cuda-bindings made unimportable: the message names the extra's command.
-    monkeypatch.setitem(sys.modules, "cuda", None)
+    # cuda-bindings made unimportable, even where an earlier test imported
+    # it: the message names the extra's command.
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.runtime", None)
     with pytest.raises(cuda_runtime.CUDAUnavailableError) as caught:
         cuda_runtime._load()
     assert "pip install '/src/dlarray[cuda]'" in str(caught.value)
