@@ -34,7 +34,7 @@ if not hasattr(_core, "consume"):
 
 # The layers, from the bottom up; each imports only from those below it
 # (tests/test_layers.py keeps it so, and docs/design.md draws them).
-from dlarray import _array, _consumer, _exchange, _transfer, storage, subbyte
+from dlarray import _array, _consumer, _exchange, _transfer, abi, storage, subbyte
 from dlarray._api import NAMESPACE, array_object, creation, elementwise, indexing_object, printing
 from dlarray._array import DLArray
 from dlarray._cuda.runtime import CUDAUnavailableError
@@ -144,6 +144,7 @@ __all__ = [
     "DType",
     "Device",
     "__array_api_version__",
+    "abi",
     "dtypes",
     "e",
     "fft",

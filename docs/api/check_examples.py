@@ -4,7 +4,7 @@ The issue asks for an API reference where every public name is documented,
 with an example.  This script is the list of those names and the check:
 
 * :func:`public_names` walks ``dlarray.__all__``, the ``__all__`` of
-  ``dlarray.linalg``, ``dlarray.fft`` and ``dlarray.storage``, the functions
+  ``dlarray.linalg``, ``dlarray.fft``, ``dlarray.storage`` and ``dlarray.abi``, the functions
   of ``dlarray.subbyte``, the classes of what public functions return
   (``finfo``/``iinfo`` objects, the ``unique_*`` named tuples, the
   inspection object of ``__array_namespace_info__()``), and the public
@@ -209,7 +209,7 @@ def public_names() -> list[Name]:
         names += _entry(f"dlarray.{attr}", getattr(dlarray, attr))
     for attr in ("__dlpack_version__", "__version__"):
         names.append(Name(f"dlarray.{attr}", getattr(dlarray, attr), False))
-    for module in (dlarray.linalg, dlarray.fft, dlarray.storage):
+    for module in (dlarray.linalg, dlarray.fft, dlarray.storage, dlarray.abi):
         for attr in module.__all__:
             names += _entry(f"{module.__name__}.{attr}", getattr(module, attr))
     sub = dlarray.subbyte
