@@ -282,14 +282,23 @@ class TensorDescription(NamedTuple):
     """
 
     capsule_name: str
-    version: tuple[int, int] | None  #: None for the legacy struct
-    flags: int | None  #: None for the legacy struct
-    device: tuple[int, int]  #: (device_type, device_id)
-    dtype: tuple[int, int, int]  #: (code, bits, lanes)
+    """``"dltensor_versioned"`` or ``"dltensor"``: which struct was read."""
+    version: tuple[int, int] | None
+    """The producer's ``(major, minor)``; ``None`` for the legacy struct."""
+    flags: int | None
+    """The ``flags`` bits; ``None`` for the legacy struct."""
+    device: tuple[int, int]
+    """``(device_type, device_id)``."""
+    dtype: tuple[int, int, int]
+    """``(code, bits, lanes)``."""
     shape: tuple[int, ...]
-    strides: tuple[int, ...] | None  #: in elements; None where the pointer is NULL
+    """The extents, ``ndim`` of them."""
+    strides: tuple[int, ...] | None
+    """In elements; ``None`` where the pointer is NULL."""
     byte_offset: int
-    data: int  #: the ``data`` pointer (0 for NULL)
+    """Bytes from ``data`` to the first element."""
+    data: int
+    """The ``data`` pointer (0 for NULL)."""
 
 
 def describe(
@@ -419,8 +428,8 @@ def owner(x: DLArray) -> Any:
     - For an imported array: an ``ImportedTensor``, which holds the
       producer's managed tensor and calls its deleter when it dies.  Its
       attributes say what the import saw: ``versioned`` (the capsule's
-      struct), ``version`` (the producer's DLPack version, ``None`` for the
-      legacy struct), ``flags``, ``pointer`` (``data + byte_offset``),
+      struct), ``version`` (the producer's DLPack version, ``(0, 0)`` for
+      the legacy struct, which carries none), ``flags``, ``pointer`` (``data + byte_offset``),
       ``device``, and ``via_table`` (``True`` when the tensor came through
       the producer's C exchange table instead of a capsule).
 
