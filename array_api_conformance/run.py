@@ -434,6 +434,7 @@ def exit_status(summary: Summary) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; return the process exit status."""
     args, extra = parse_args(sys.argv[1:] if argv is None else argv)
+    commit = dlarray_commit()  # before the run, which may outlast the checkout's HEAD
     try:
         suite = locate_suite(dict(os.environ))
         verified = verify_commits(suite)
@@ -452,7 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary.commits_verified = bool(verified)
     summary.verified_by = verified
     summary.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    summary.commit = dlarray_commit()
+    summary.commit = commit
     summary.pytest_args = extra
     summary.versions = package_versions()
     print_summary(summary)
