@@ -1297,6 +1297,18 @@ def _ns(value: float | None) -> str:
     return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
+def _duration(ns: float | None) -> str:
+    """A median time with its unit, three digits: ``302 ns``, ``1.5 µs``, ``2.79 ms``."""
+    if ns is None:
+        return "n/a"
+    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            value = ns / scale
+            text = f"{value:.3g}" if value < 100 else f"{value:.0f}"
+            return f"{text}\u00a0{unit}"  # a no-break space: the unit stays on the line
+    return f"{ns:.0f}\u00a0ns"
+
+
 def _ratio(value: float) -> str:
     """Two decimals, or two significant digits below 0.1 (0.0036, not 0.00)."""
     return f"{value:.2f}" if value >= 0.1 else f"{value:.2g}"
@@ -1603,23 +1615,27 @@ def _memory_table(result: Result) -> str:
 
 
 def _exchange_table(result: Result) -> str:
+    """One row per exchange, one column per size (the sides' ns and their
+    ratio): narrow enough for the page."""
     data = result.data
     if not data or not data.get("rows"):
         return _missing(result)
-    rows = [
-        (
-            r["exchange"],
-            r["size"],
-            f"`{r['dlarray_side']['call']}`",
-            _ns(r["dlarray_side"]["ns_per_call"]),
-            f"`{r['numpy_side']['call']}`",
-            _ns(r["numpy_side"]["ns_per_call"]),
-            f"{r['ratio']:.2f}",
+    sizes = list(dict.fromkeys(r["size"] for r in data["rows"]))
+    exchanges: dict[tuple[str, str, str], dict[str, str]] = {}
+    for r in data["rows"]:
+        key = (r["exchange"], r["dlarray_side"]["call"], r["numpy_side"]["call"])
+        exchanges.setdefault(key, {})[r["size"]] = (
+            f"{_ns(r['dlarray_side']['ns_per_call'])} / {_ns(r['numpy_side']['ns_per_call'])} ns"
+            f" = **{r['ratio']:.2f}x**"
         )
-        for r in data["rows"]
+    rows = [
+        (exchange, f"`{dl}` / `{np_}`", *(cells.get(size, "n/a") for size in sizes))
+        for (exchange, dl, np_), cells in exchanges.items()
     ]
     return md_table(
-        ("exchange", "size", "dlarray side", "ns", "NumPy side", "ns", "ratio"), rows, "llrrlrr"
+        ("exchange", "dlarray side / NumPy side", *(f"float32[{size}]" for size in sizes)),
+        rows,
+        "ll" + "r" * len(sizes),
     )
 
 
@@ -1651,25 +1667,26 @@ def _namespace_table(result: Result) -> str:
         row = [r["inputs"].replace("1000000 ", "1M "), f"`{r['case']}`"]
         for library in libraries:
             entry = r["libraries"].get(library) or {}
-            row.append(_ns(entry.get("median_ns")) if entry.get("median_ns") else "n/a")
+            row.append(_duration(entry.get("median_ns")) if entry.get("median_ns") else "n/a")
         ratio = r.get("ratio_dlarray_numpy")
         row.append("n/a" if ratio is None else f"{ratio:.2f}x")
         row.append(_namespace_limit(r))
         row.append(_namespace_verdict(r))
         rows.append(row)
-    names = {"numpy": "NumPy ns", "dlarray": "dlarray ns", "strict": "strict ns"}
+    names = {"numpy": "NumPy", "dlarray": "dlarray", "strict": "strict"}
     header = (
         "inputs",
         "operation",
-        *(names.get(n, f"{n} ns") for n in libraries),
-        "dlarray / NumPy",
+        *(names.get(n, n) for n in libraries),
+        "ratio",
         "target",
         "verdict",
     )
     text = ""
     stamp = _run_stamp(data, "")
     if stamp:
-        text += f"From one run of `bench_namespace.py`: {stamp}.\n\n"
+        text += f"From one run of `bench_namespace.py`: {stamp}.\n"
+    text += "Median times per call; *ratio*: dlarray's over NumPy's.\n\n"
     text += md_table(header, rows, "ll" + "r" * len(libraries) + "rll")
     judged = [r for r in data["rows"] if r.get("judged", True)]
     missed = [f"`{r['case']}` on {r['inputs']}" for r in judged if not r.get("meets_target")]
