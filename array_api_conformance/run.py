@@ -4,8 +4,9 @@ The suite (data-apis/array-api-tests, with its data-apis/array-api spec submodul
 part of this repository: fetch it with ``fetch_suite.sh DEST`` and point this script at the
 checkout with the environment variable ``ARRAY_API_TESTS_DIR``.  The script
 
-1. checks that the directory is a checkout of the suite (and, when it is a git checkout, that
-   it sits at the pinned commits below);
+1. checks that the directory is a checkout of the suite at the pinned commits below: with
+   git where it is a git checkout, else (an unpacked archive) by the git hashes of the files
+   the run reads (see ``PINNED_CONTENT``);
 2. runs pytest on ``array_api_tests/`` from inside the checkout, with
    ``ARRAY_API_TESTS_MODULE=dlarray`` and ``ARRAY_API_TESTS_VERSION=2025.12``,
    derandomized hypothesis, no deadline, our skips file (when it has entries) and a JSON
@@ -22,6 +23,8 @@ Example::
 from __future__ import annotations
 
 import argparse
+import datetime
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -39,6 +42,23 @@ from typing import Any
 # Keep these equal to the SHAs in fetch_suite.sh; README.md says why these commits.
 SUITE_COMMIT = "55fcc60179efa2680ddd6cd926ddf17b83530e2b"
 SPEC_COMMIT = "5f847a3858875c682ae901aa22b0413bf24be9da"
+# What a run reads from the checkout, with its git object id at those commits (``git
+# rev-parse COMMIT:PATH``): where the checkout is not a git clone, run.py hashes these paths
+# the way git does and compares.  Keep them equal to the commits above.
+PINNED_CONTENT = {
+    "suite": {
+        "array_api_tests": "e532f03a425ec8f22171ec8303ee963c968084ef",
+        "conftest.py": "f7d2d96e37f047329764efbb8392b154b8403ff7",
+        "pytest.ini": "935c67fe0ae0a38ab5ba8b820ce4a71b31da4381",
+        "reporting.py": "579aa211f6f0d2d8bc5f9ba279770f36f8b23907",
+    },
+    "spec": {  # in array-api/: the signatures (src) and the 2025.12 specification text
+        "src": "4c4b444568758fb4acfb5cdcff6a8eecdba9ebbb",
+        "spec/2025.12": "bb65a9db3e6c310c559efbba9fab093866ad9e7b",
+    },
+}
+# Written by running the suite, not part of it: left out of the content hashes.
+UNTRACKED_NAMES = frozenset({"__pycache__", ".pytest_cache", ".hypothesis"})
 API_VERSION = "2025.12"
 MODULE = "dlarray"
 DIR_VARIABLE = "ARRAY_API_TESTS_DIR"
@@ -77,8 +97,12 @@ class Summary:
     suite_commit: str = SUITE_COMMIT
     spec_commit: str = SPEC_COMMIT
     commits_verified: bool = False
+    verified_by: str = ""  # "git", "content" (hashes of PINNED_CONTENT) or "" (not verified)
     pytest_args: list[str] = field(default_factory=list)
     versions: dict[str, str | None] = field(default_factory=dict)
+    by_file: dict[str, dict[str, int]] = field(default_factory=dict)  # outcomes per test file
+    date: str = ""  # when the run ended, UTC
+    commit: str = ""  # the commit of the dlarray checkout holding run.py, when known
 
     def line(self) -> str:
         """The one-line result, e.g. for CI logs."""
@@ -185,26 +209,91 @@ def git_head(directory: Path) -> str | None:
     return result.stdout.strip()
 
 
-def verify_commits(suite: Path) -> bool:
-    """Check the suite and spec commits; False (with a warning) where they cannot be read."""
-    verified = True
-    for directory, expected, name in (
-        (suite, SUITE_COMMIT, "suite"),
-        (suite / "array-api", SPEC_COMMIT, "spec submodule array-api"),
+def git_object_id(path: Path) -> str:
+    """The id git gives ``path``'s content: a blob for a file, a tree for a directory.
+
+    The files and folders that running the suite writes (``UNTRACKED_NAMES``, ``*.pyc``) are
+    left out, as are empty folders (git stores none)."""
+    if path.is_symlink():
+        return _git_hash(b"blob", os.readlink(path).encode())
+    if path.is_file():
+        return _git_hash(b"blob", path.read_bytes())
+    entries = []
+    for child in path.iterdir():
+        if child.name in UNTRACKED_NAMES or child.suffix == ".pyc":
+            continue
+        if child.is_dir() and not child.is_symlink():
+            if not any(child.iterdir()):
+                continue
+            mode, key = b"40000", child.name + "/"  # git orders a tree as if named "name/"
+        elif child.is_symlink():
+            mode, key = b"120000", child.name
+        else:
+            mode = b"100755" if os.access(child, os.X_OK) else b"100644"
+            key = child.name
+        entry = mode + b" " + child.name.encode() + b"\0" + bytes.fromhex(git_object_id(child))
+        entries.append((key.encode(), entry))
+    return _git_hash(b"tree", b"".join(entry for _, entry in sorted(entries)))
+
+
+def _git_hash(kind: bytes, body: bytes) -> str:
+    return hashlib.sha1(kind + b" " + str(len(body)).encode() + b"\0" + body).hexdigest()
+
+
+def content_matches(directory: Path, pinned: dict[str, str]) -> list[str]:
+    """The paths of ``pinned`` whose content in ``directory`` differs (empty: all match)."""
+    return [
+        name
+        for name, expected in pinned.items()
+        if not (directory / name).exists() or git_object_id(directory / name) != expected
+    ]
+
+
+def verify_commits(suite: Path) -> str:
+    """Check the suite and spec commits: with git in a git checkout, else by content.
+
+    Returns how they were verified: "git", "content", or "" where the checkout is not a git
+    clone and its content differs from the pinned commits' (with a warning)."""
+    how = []
+    for directory, expected, name, pinned in (
+        (suite, SUITE_COMMIT, "suite", PINNED_CONTENT["suite"]),
+        (suite / "array-api", SPEC_COMMIT, "spec submodule array-api", PINNED_CONTENT["spec"]),
     ):
         head = git_head(directory)
         if head is None:
-            warn(
-                f"cannot verify the {name} commit ({directory} is not a git checkout); "
-                f"assuming {expected[:8]}"
-            )
-            verified = False
+            differ = content_matches(directory, pinned)
+            if differ:
+                warn(
+                    f"cannot verify the {name} commit: {directory} is not a git checkout and "
+                    f"{', '.join(differ)} differ from {expected[:8]}'s; assuming {expected[:8]}"
+                )
+                return ""
+            how.append("content")
         elif head != expected:
             raise ConformanceError(
                 f"the {name} in {directory} is at {head}, not the pinned {expected}; "
                 "run fetch_suite.sh to move it"
             )
-    return verified
+        else:
+            how.append("git")
+    return "git" if how == ["git", "git"] else "content"
+
+
+def dlarray_commit() -> str:
+    """The short commit of the dlarray checkout that holds this script ("" if none)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return ""
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return result.stdout.strip()
 
 
 def warn_about_suite_lists(suite: Path) -> None:
@@ -268,6 +357,13 @@ def package_versions() -> dict[str, str | None]:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
+    if versions["dlarray"] is None:  # run from a source tree (PYTHONPATH), not installed
+        try:
+            import dlarray
+        except ImportError:
+            pass
+        else:
+            versions["dlarray"] = getattr(dlarray, "__version__", None)
     return versions
 
 
@@ -280,6 +376,13 @@ def summarise(report: dict[str, Any], exit_code: int, args: argparse.Namespace) 
         return sum(1 for test in tests if test.get("outcome") == outcome)
 
     failed_ids = [t["nodeid"] for t in tests if t.get("outcome") in FAILED_OUTCOMES]
+    by_file: dict[str, dict[str, int]] = {}
+    for test in tests:
+        name = test["nodeid"].split("::")[0].rsplit("/", 1)[-1]
+        outcome = test.get("outcome", "unknown")
+        outcome = "failed" if outcome in FAILED_OUTCOMES else outcome
+        counts = by_file.setdefault(name, {})
+        counts[outcome] = counts.get(outcome, 0) + 1
     return Summary(
         passed=count("passed"),
         failed=len(failed_ids) + len(broken),
@@ -294,6 +397,7 @@ def summarise(report: dict[str, Any], exit_code: int, args: argparse.Namespace) 
         pytest_exit_code=exit_code,
         max_examples=args.max_examples,
         workers=args.workers,
+        by_file=dict(sorted(by_file.items())),
     )
 
 
@@ -330,6 +434,7 @@ def exit_status(summary: Summary) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; return the process exit status."""
     args, extra = parse_args(sys.argv[1:] if argv is None else argv)
+    commit = dlarray_commit()  # before the run, which may outlast the checkout's HEAD
     try:
         suite = locate_suite(dict(os.environ))
         verified = verify_commits(suite)
@@ -345,7 +450,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"run.py: error: {error}", file=sys.stderr)
         return 2
     summary = summarise(report, exit_code, args)
-    summary.commits_verified = verified
+    summary.commits_verified = bool(verified)
+    summary.verified_by = verified
+    summary.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    summary.commit = commit
     summary.pytest_args = extra
     summary.versions = package_versions()
     print_summary(summary)

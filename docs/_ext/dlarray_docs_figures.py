@@ -181,6 +181,17 @@ class Result:
     path: str  # relative to the repository root
     date: str  # when it was taken, as far as known
     note: str  # the snapshot's description, if any
+    commit: str = ""  # the commit whose tree was measured, where recorded
+
+
+def _label(result: Result) -> str:
+    """ "commit f03a002, 2026-11-24 10:14 UTC": what was measured, and when
+    (empty when neither is known)."""
+    data = result.data or {}
+    date = str(data.get("date") or "") or result.date.split(" (")[0]
+    commit = result.commit or str(data.get("commit") or "")
+    parts = [f"commit {commit}" if commit else "", date if date != "not recorded" else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def load_result(name: str, srcdir: Path, root: Path) -> Result:
@@ -200,6 +211,7 @@ def load_result(name: str, srcdir: Path, root: Path) -> Result:
                 local.relative_to(root).as_posix(),
                 stamp.strftime("%Y-%m-%d %H:%M UTC") + " (the file's modification time)",
                 "",
+                str(data.get("commit") or ""),
             )
     if snapshot.is_file():
         data = _read_json(snapshot)
@@ -212,6 +224,7 @@ def load_result(name: str, srcdir: Path, root: Path) -> Result:
             snapshot.relative_to(root).as_posix(),
             str(entry.get("date", "not recorded")),
             str(entry.get("note", "")),
+            str(entry.get("commit") or (data or {}).get("commit") or ""),
         )
     return Result(name, None, "missing", f"benchmarks/results/{name}.json", "", "")
 
@@ -948,8 +961,11 @@ def plot_peers(result: Result) -> Any:
     ax.set_yticks(range(len(operations)), operations)
     ax.invert_yaxis()
     ax.set_xlabel("ns per call (median, log scale): shorter is faster")
+    label = _label(result)
     ax.set_title(
-        f"DLPack exchanges of a float32[{size}] array; X is the library of each bar", pad=30
+        f"DLPack exchanges of a float32[{size}] array; X is the library of each bar"
+        + (f"\nbench_peers.py, run of {label}" if label else ""),
+        pad=30,
     )
     ax.grid(axis="x", which="major", color="#dddddd", linewidth=0.8)
     ax.set_axisbelow(True)
@@ -998,18 +1014,18 @@ def plot_peers(result: Result) -> Any:
         ax2.set_yscale("log")
         ax2.set_ylim(3, max(c.get("ns_per_call") or 1 for c in c_cells) * 4)
         ax2.axhline(80, color="#c0392b", linestyle="--", linewidth=1)
-        ax2.text(
-            (len(hows) - 1) / 2,
-            80 / 1.12,
+        ax2.text(  # at the left, above the line: the borrow bars stay far below it
+            -0.45,
+            80 * 1.12,
             "target: managed <= 80 ns",
-            ha="center",
-            va="top",
+            ha="left",
+            va="bottom",
             fontsize=7.5,
             color="#c0392b",
         )
         ax2.set_ylabel("ns per exchange")
         ax2.set_title("Exchanges made from C (examples/c_extension, time_exchanges)", fontsize=10)
-        ax2.legend(loc="upper left", bbox_to_anchor=(0.0, 0.88), fontsize=8)
+        ax2.legend(loc="upper center", ncol=2, fontsize=8)
         ax2.grid(axis="y", color="#dddddd", linewidth=0.8)
         ax2.set_axisbelow(True)
     else:
@@ -1027,56 +1043,94 @@ def plot_peers(result: Result) -> Any:
     return fig
 
 
+def _rss_resolution(cases: list[dict[str, Any]]) -> int:
+    """The step of the RSS readings in bytes: a page (the readings are whole
+    pages, so a growth below one page reads as 0).  The greatest common
+    divisor of the readings, within 1 KiB..64 KiB; 4096 when that fails."""
+    import math
+
+    readings = [c.get(k) for c in cases for k in ("rss_before_bytes", "rss_after_bytes")]
+    step = 0
+    for value in readings:
+        if isinstance(value, int) and value > 0:
+            step = math.gcd(step, value)
+    return step if 1024 <= step <= 65536 else 4096
+
+
 def plot_memory(result: Result) -> Any:
-    """Per case: RSS growth against the limit, and the time per exchange."""
+    """Per case: how much each exchange could have leaked at most, against
+    the limit (both per exchange, log scale), and the time per exchange.
+
+    The RSS is read in whole pages: a case whose RSS did not grow (the usual
+    result) leaked less than one page over all its exchanges.  Plotting the
+    growth itself against the 1 MB limit drew only empty bars; the bound per
+    exchange, (growth + one page) / exchanges, shows how far below the limit
+    each case stays, on the same scale as a leak that would fail."""
     data = result.data
     cases = (data or {}).get("cases") or []
     if not cases:
         return _no_data("Memory over many exchanges", "no memory.json result")
     limit = data.get("method", {}).get("limit_bytes", 1_000_000)
+    page = _rss_resolution(cases)
     names = [c["case"] for c in cases]
-    fig = new_figure(10, 0.42 * len(cases) + 1.6)
+    fig = new_figure(7, 0.4 * len(cases) + 1.9)
     left, right = fig.subplots(
-        1, 2, sharey=True, gridspec_kw={"width_ratios": (1, 1), "wspace": 0.08}
+        1, 2, sharey=True, gridspec_kw={"width_ratios": (1.15, 0.85), "wspace": 0.08}
     )
-    growth = [max(c["growth_bytes"], 0) / 1e3 for c in cases]
+    bound = [(max(c["growth_bytes"], 0) + page) / c["exchanges"] for c in cases]
+    fail_at = [limit / c["exchanges"] for c in cases]
     colours = ["#009e73" if c["passed"] else "#c0392b" for c in cases]
-    left.barh(range(len(cases)), growth, color=colours, height=0.6)
-    left.axvline(limit / 1e3, color="#c0392b", linestyle="--", linewidth=1)
-    left.set_xlim(0, limit / 1e3 * 1.25)
-    left.text(
-        limit / 1e3,
-        -0.9,
-        f"limit {limit / 1e6:g} MB",
-        ha="center",
-        va="bottom",
-        fontsize=8,
-        color="#c0392b",
-    )
+    left.barh(range(len(cases)), bound, color=colours, height=0.6)
     for i, c in enumerate(cases):
+        left.plot([fail_at[i]] * 2, [i - 0.4, i + 0.4], color="#c0392b", linewidth=1.5)
         left.text(
-            growth[i] + limit / 1e3 * 0.02,
+            bound[i] * 1.15,
             i,
-            f"{c['growth_bytes']:,} B, refs {c['refcount_delta']:+d}",
+            f"< {bound[i]:.2g} B, refs {c['refcount_delta']:+d}"
+            + (f" (RSS {c['growth_bytes']:+,} B)" if c["growth_bytes"] else ""),
             va="center",
             fontsize=8,
         )
-    left.set_yticks(range(len(cases)), names, fontsize=8.5)
-    left.invert_yaxis()
-    exchanges = data.get("method", {}).get("exchanges_per_case")
-    left.set_xlabel(
-        f"RSS growth over {exchanges:,} exchanges (kB)" if exchanges else "RSS growth (kB)"
+    left.set_xscale("log")
+    lo, hi = min(bound) / 3, max([*fail_at, *bound]) * 4
+    left.set_xlim(lo, hi)
+    ticks = [t for t in (1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100, 1000) if lo <= t <= hi]
+    left.set_xticks(ticks, [f"{t:g} B" for t in ticks], fontsize=8)
+    left.xaxis.set_minor_formatter("")
+    left.text(
+        fail_at[0],
+        -0.75,
+        f"limit ({limit / 1e6:g} MB in all)",
+        ha="center",
+        va="bottom",
+        fontsize=7.5,
+        color="#c0392b",
     )
+    left.set_yticks(range(len(cases)), names, fontsize=9)
+    left.set_ylim(len(cases) - 0.5, -1.1)
+    counts = sorted({c["exchanges"] for c in cases})
+    over = f"{counts[0]:,}" if len(counts) == 1 else "the"
+    left.set_xlabel(
+        f"leak per exchange, at most: (RSS growth + one {page // 1024} KiB page)\n"
+        f"/ {over} exchanges (log scale)",
+        fontsize=8.5,
+    )
+    left.set_title("What each exchange can have leaked", fontsize=9.5)
     ns = [c["seconds"] / c["exchanges"] * 1e9 for c in cases]
     right.barh(range(len(cases)), ns, color="#0072b2", height=0.6)
     for i, value in enumerate(ns):
-        right.text(value * 1.03, i, f"{value:.0f} ns", va="center", fontsize=8)
+        right.text(value * 1.05, i, f"{value:.0f} ns", va="center", fontsize=8.5)
     right.set_xscale("log")
-    right.set_xlim(right=max(ns) * 3)
-    right.set_xlabel("time per exchange, ns (log scale; includes the loop)")
+    right.set_xlim(min(ns) / 2, max(ns) * 3)
+    right.set_xlabel("ns per exchange (log scale;\nincludes the Python loop)", fontsize=8.5)
+    right.set_title("Time per exchange in that loop", fontsize=9.5)
     for axis in (left, right):
         axis.grid(axis="x", color="#dddddd", linewidth=0.8)
         axis.set_axisbelow(True)
+    label = _label(result)
+    if label:
+        fig.subplots_adjust(top=0.88)
+        fig.suptitle(f"bench_memory.py, run of {label}", fontsize=10, y=0.99)
     return fig
 
 
@@ -1152,35 +1206,68 @@ def _run_stamp(data: dict[str, Any], prefix: str) -> str:
 # ---------------------------------------------------------------- (e) conformance plot
 
 
+#: Outcomes of the conformance suite as plotted: name, colour.
+CONFORMANCE_OUTCOMES = (
+    ("passed", "#009e73"),
+    ("failed", "#c0392b"),
+    ("skipped", "#999999"),
+    ("xfailed", "#cc79a7"),
+    ("xpassed", "#e69f00"),
+)
+
+
+def _suite_area(file_name: str) -> str:
+    """``test_linalg.py`` -> ``linalg``."""
+    return file_name.removeprefix("test_").removesuffix(".py").replace("_", " ")
+
+
 def plot_conformance(result: Result) -> Any:
-    """Passed, failed and skipped tests of the Array API suite."""
+    """The suite's tests per test file (an area of the standard): a bar of
+    the file's test count (log scale), green where every test that ran
+    passed, red where one failed, labelled with the outcomes.  One bar of
+    totals where the result has no per-file counts."""
     data = result.data
     if not data or "passed" not in data:
         return _no_data("Array API conformance", "no conformance.json result")
-    outcomes = [("passed", "#009e73"), ("failed", "#c0392b"), ("skipped", "#999999")]
-    outcomes += [(k, "#cc79a7") for k in ("xfailed", "xpassed") if data.get(k)]
-    fig = new_figure(8, 2.3)
-    ax = fig.add_axes((0.12, 0.28, 0.84, 0.56))
-    counts = [int(data.get(name, 0)) for name, _ in outcomes]
-    total = max(sum(counts), 1)
-    bars = ax.barh(range(len(outcomes)), counts, color=[c for _, c in outcomes], height=0.65)
-    for bar, count in zip(bars, counts, strict=True):
-        ax.text(
-            bar.get_width() + total * 0.01,
-            bar.get_y() + bar.get_height() / 2,
-            f"{count:,}",
-            va="center",
-            fontsize=9,
-        )
-    ax.set_yticks(range(len(outcomes)), [name for name, _ in outcomes])
+    by_file = data.get("by_file") or {
+        "all tests": {k: data.get(k, 0) for k, _ in CONFORMANCE_OUTCOMES}
+    }
+    areas = list(by_file)
+    fig = new_figure(8.5, 0.27 * len(areas) + 1.9)
+    ax = fig.add_axes((0.3, 0.15, 0.68, 0.72))
+    totals = [sum(by_file[a].values()) for a in areas]
+    bad = [bool(by_file[a].get("failed") or by_file[a].get("xpassed")) for a in areas]
+    ax.barh(
+        range(len(areas)),
+        totals,
+        color=["#c0392b" if b else "#009e73" for b in bad],
+        height=0.66,
+    )
+    names = [k for k, _ in CONFORMANCE_OUTCOMES]
+    for i, area in enumerate(areas):
+        parts = [f"{by_file[area][k]:,} {k}" for k in names if by_file[area].get(k)]
+        ax.text(totals[i] * 1.12, i, ", ".join(parts), va="center", fontsize=7.5)
+    ax.set_xscale("log")
+    ax.set_xlim(0.8, max(totals) * 12)
+    ticks = [t for t in (1, 10, 100, 1000, 10000) if t <= max(totals) * 12]
+    ax.set_xticks(ticks, [f"{t:,}" for t in ticks], fontsize=8)
+    ax.xaxis.set_minor_formatter("")
+    ax.set_yticks(range(len(areas)), [_suite_area(a) for a in areas], fontsize=8.5)
     ax.invert_yaxis()
-    ax.set_xlim(0, total * 1.1)
-    ax.set_xlabel("tests")
-    suite = str(data.get("suite_commit", ""))[:8]
+    ax.set_xlabel(
+        "tests in the suite's file for that area (log scale); "
+        "green: all that ran passed, red: some failed",
+        fontsize=8.5,
+    )
+    total = {k: int(data.get(k, 0)) for k in names}
+    summary = ", ".join(f"{v:,} {k}" for k, v in total.items() if v or k in ("passed", "failed"))
+    label = _label(result)
     ax.set_title(
-        f"data-apis/array-api-tests {suite} on dlarray, API {data.get('api_version', '?')}"
-        f", {data.get('max_examples', '?')} examples per test",
-        fontsize=10,
+        f"Array API {data.get('api_version', '?')} conformance of dlarray: {summary}\n"
+        f"array-api-tests {str(data.get('suite_commit', ''))[:8]}, "
+        f"{data.get('max_examples', '?')} examples per test"
+        + (f", run of {label}" if label else ""),
+        fontsize=9.5,
     )
     ax.grid(axis="x", color="#dddddd", linewidth=0.8)
     ax.set_axisbelow(True)
@@ -1208,6 +1295,18 @@ def _ns(value: float | None) -> str:
     if value is None:
         return "n/a"
     return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def _duration(ns: float | None) -> str:
+    """A median time with its unit, three digits: ``302 ns``, ``1.5 µs``, ``2.79 ms``."""
+    if ns is None:
+        return "n/a"
+    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            value = ns / scale
+            text = f"{value:.3g}" if value < 100 else f"{value:.0f}"
+            return f"{text}\u00a0{unit}"  # a no-break space: the unit stays on the line
+    return f"{ns:.0f}\u00a0ns"
 
 
 def _ratio(value: float) -> str:
@@ -1242,10 +1341,12 @@ def source_line(result: Result, what: str) -> str:
             f"- **{what}**: no result: neither `benchmarks/results/{result.name}.json` nor "
             f"`docs/_data/{result.name}.json` exists.\n"
         )
+    commit = result.commit or str(result.data.get("commit") or "")
+    of = f"commit **{commit}**" if commit else "a commit not recorded"
     if result.origin == "local":
-        where = f"`{result.path}`, the latest local run, written {result.date}"
+        where = f"`{result.path}`, the latest local run (of {of}), written {result.date}"
     else:
-        where = f"`{result.path}`, the committed snapshot, taken {result.date}"
+        where = f"`{result.path}`, the committed snapshot of {of}, taken **{result.date}**"
         if result.note:
             where += f" ({result.note})"
     kind = _run_kind(result.data)
@@ -1271,7 +1372,7 @@ def benchmark_fragments(sources: dict[str, Result]) -> dict[str, str]:
             )
         )
     }
-    out["benchmarks_targets.md"] = _targets_table(peers)
+    out["benchmarks_targets.md"] = _targets_table(peers, namespace)
     for size in ("1", "1M"):
         out[f"benchmarks_peers_{size}.md"] = _peers_table(peers, size)
     out["benchmarks_peers_c.md"] = _c_table(peers)
@@ -1285,33 +1386,142 @@ def _missing(result: Result) -> str:
     return f"*No `{result.name}.json` result: run `nox -s bench` to make one.*\n"
 
 
-def _targets_table(result: Result) -> str:
-    data = result.data
+#: The exchange targets as the page numbers them, by how their wording starts.
+EXCHANGE_TARGETS = (
+    (
+        "dlarray.from_dlpack(torch",
+        "`dlarray.from_dlpack(t)` / `tvm_ffi.from_dlpack(t)`, t a torch tensor",
+    ),
+    (
+        "dlarray.from_dlpack(numpy",
+        "`dlarray.from_dlpack(a)` / `numpy.from_dlpack(a)`, a a NumPy array",
+    ),
+    ("dlarray_array.__dlpack__", "`x.__dlpack__()` / `a.__dlpack__()`, x dlarray's, a NumPy's"),
+    ("an exchange through the table", "one exchange from C through dlarray's exchange table"),
+)
+
+
+def _ratio_to_limit(ratio: float, limit: float) -> str:
+    """Two decimals, or three where two would print the limit itself (0.803x
+    against 0.8x, not 0.80x)."""
+    text = f"{ratio:.2f}"
+    return f"{ratio:.3f}" if text == f"{limit:.2f}" else text
+
+
+def _exchange_target(text: str) -> tuple[int, str]:
+    """The number and a short name of an exchange target, from its wording."""
+    for number, (start, name) in enumerate(EXCHANGE_TARGETS, 1):
+        if text.startswith(start):
+            return number, name
+    return len(EXCHANGE_TARGETS) + 1, text
+
+
+def _cases_by_inputs(rows: list[dict[str, Any]]) -> str:
+    """ "`x + y`, `exp(x)` (1M float32); `matmul(x, y)` (1000x1000 float32)"."""
+    by_inputs: dict[str, list[str]] = {}
+    for r in rows:
+        by_inputs.setdefault(r["inputs"].replace("1000000 ", "1M "), []).append(f"`{r['case']}`")
+    return "; ".join(f"{', '.join(cases)} ({inputs})" for inputs, cases in by_inputs.items())
+
+
+def _targets_table(peers: Result, namespace: Result) -> str:
+    """Every target of the page with its verdict: the four exchange targets
+    (at both sizes, from the peers run) and the namespace rows' targets
+    (grouped as the page's table of them, from the namespace run), under one
+    summary line that counts them all."""
+    counts = []  # (what, met, total, source label)
+    missed: list[str] = []
+    text = ""
+    data = peers.data
     if not data or "targets" not in data:
-        return _missing(result)
-    rows = []
-    for t in data["targets"]:
-        if t["limit_unit"] == "ns":
-            limit, baseline = f"<= {t['limit']:g} ns", "-"
-        else:
-            limit, baseline = f"<= {t['limit']:g}x", _ns(t["baseline_ns"])
-        if t["ratio"] is None:
-            ratio = "n/a"
-        elif t["limit_unit"] == "ns":
-            ratio = f"{t['ratio']:.2f} of the limit"
-        else:
-            ratio = f"{t['ratio']:.2f}x"
-        verdict = (
-            "**met**" if t["met"] else ("not measured" if t["ratio"] is None else "**not met**")
+        exchange = _missing(peers)
+        counts.append(("exchange", 0, 0, ""))
+        missed.append("the exchange targets (no peers result)")
+    else:
+        by_target: dict[int, dict[str, Any]] = {}
+        for t in data["targets"]:
+            number, name = _exchange_target(t["target"])
+            entry = by_target.setdefault(number, {"name": name, "limit": "", "sizes": {}})
+            if t["limit_unit"] == "ns":
+                entry["limit"] = f"<= {t['limit']:g} ns"
+                measured = f"{_ns(t['subject_ns'])} ns" if t["ratio"] is not None else "n/a"
+            else:
+                entry["limit"] = f"<= {t['limit']:g}x"
+                measured = (
+                    "n/a"
+                    if t["ratio"] is None
+                    else f"{_ns(t['subject_ns'])} / {_ns(t['baseline_ns'])} ns = "
+                    f"**{_ratio_to_limit(t['ratio'], t['limit'])}x**"
+                )
+            entry["sizes"][t["size"]] = (measured, t["met"])
+            if not t["met"]:
+                missed.append(
+                    f"exchange target {number} at float32[{t['size']}]"
+                    + (
+                        f" ({_ratio_to_limit(t['ratio'], t['limit'])}x)"
+                        if t["ratio"] is not None
+                        else " (not measured)"
+                    )
+                )
+        sizes = list(dict.fromkeys(t["size"] for t in data["targets"]))
+        rows = []
+        for number, entry in sorted(by_target.items()):
+            cells = [entry["sizes"].get(size, ("n/a", False)) for size in sizes]
+            failed = [size for size, (_, met) in zip(sizes, cells, strict=True) if not met]
+            if not failed:
+                verdict = "**met**"
+            elif len(failed) == len(sizes):
+                verdict = "**not met**"
+            else:
+                verdict = "**not met** at " + ", ".join(f"[{size}]" for size in failed)
+            rows.append((number, entry["name"], *(c for c, _ in cells), entry["limit"], verdict))
+        met = sum(1 for t in data["targets"] if t["met"])
+        counts.append(("exchange", met, len(data["targets"]), _label(peers)))
+        exchange = md_table(
+            ("#", "exchange target", *(f"float32[{size}]" for size in sizes), "limit", "verdict"),
+            rows,
+            "ll" + "r" * len(sizes) + "rl",
         )
-        rows.append((t["target"], t["size"], _ns(t["subject_ns"]), baseline, ratio, limit, verdict))
-    text = md_table(
-        ("target", "size", "dlarray ns", "baseline ns", "ratio", "limit", "verdict"),
-        rows,
-        "lrrrrrl",
+    rows_ns = [r for r in ((namespace.data or {}).get("rows") or []) if r.get("judged", True)]
+    if not rows_ns:
+        table_ns = _missing(namespace)
+        counts.append(("namespace", 0, 0, ""))
+        missed.append("the namespace targets (no namespace result)")
+    else:
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for r in rows_ns:
+            groups.setdefault(_namespace_limit(r), []).append(r)
+        rows = []
+        for limit, members in groups.items():
+            ops = _cases_by_inputs(members)
+            ratios = [r.get("ratio_dlarray_numpy") for r in members]
+            worst = max((x for x in ratios if x is not None), default=None)
+            met = sum(1 for r in members if r.get("meets_target"))
+            verdict = "**met**" if met == len(members) else f"**not met** ({met} of {len(members)})"
+            rows.append((ops, "n/a" if worst is None else f"{worst:.2f}x", limit, verdict))
+            missed += [
+                f"namespace `{r['case']}` on {r['inputs']}"
+                for r in members
+                if not r.get("meets_target")
+            ]
+        met = sum(1 for r in rows_ns if r.get("meets_target"))
+        counts.append(("namespace", met, len(rows_ns), _label(namespace)))
+        table_ns = md_table(
+            ("namespace target: dlarray / NumPy for", "slowest", "limit", "verdict"), rows, "lrrl"
+        )
+    met_all = sum(c[1] for c in counts)
+    total_all = sum(c[2] for c in counts)
+    verdict = "yes" if not missed and total_all else "no"
+    text += (
+        f"**All targets met: {verdict}** ({met_all} of {total_all}: "
+        + "; ".join(
+            f"{what} {met} of {total}" + (f", run of {label}" if label else "")
+            for what, met, total, label in counts
+        )
+        + ")."
     )
-    met = data.get("all_targets_met")
-    text += f"\nAll exchange targets met in this run: **{'yes' if met else 'no'}**.\n"
+    text += f" Not met: {'; '.join(missed)}.\n\n" if missed else "\n\n"
+    text += exchange + "\n" + table_ns
     return text
 
 
@@ -1366,24 +1576,38 @@ def _memory_table(result: Result) -> str:
     data = result.data
     if not data or not data.get("cases"):
         return _missing(result)
+    cases = data["cases"]
+    counts = {c["exchanges"] for c in cases}
+    same = len(counts) == 1  # then one sentence says it, not a column
     rows = [
         (
             f"`{c['case']}`",
-            f"{c['exchanges']:,}",
+            *(() if same else (f"{c['exchanges']:,}",)),
             f"{c['growth_bytes']:,}",
             f"{c['refcount_delta']:+d}",
             _ns(c["seconds"] / c["exchanges"] * 1e9),
             "yes" if c["passed"] else "**no**",
         )
-        for c in data["cases"]
+        for c in cases
     ]
-    text = md_table(
-        ("case", "exchanges", "RSS growth (bytes)", "refcount change", "ns per exchange", "passed"),
-        rows,
-        "lrrrrl",
+    header = (
+        "case",
+        *(() if same else ("exchanges",)),
+        "RSS growth, B",
+        "refs",
+        "ns each",
+        "passed",
     )
+    text = md_table(header, rows, "l" + ("" if same else "r") + "rrrl")
     limit = data.get("method", {}).get("limit_bytes", 1_000_000)
-    text += f"\nLimit: growth below {limit:,} bytes and no reference left behind. "
+    if same:
+        text += f"\n{counts.pop():,} exchanges per case. "
+    else:
+        text += "\n"
+    text += (
+        f"A case passes with an RSS growth below {limit:,} bytes and no reference left "
+        "behind (*refs*: the source array's reference count after the exchanges minus before). "
+    )
     text += f"All passed: **{'yes' if data.get('all_passed') else 'no'}**.\n"
     notes = data.get("notes") or []
     text += "".join(f"\n- {note}" for note in notes) + ("\n" if notes else "")
@@ -1391,23 +1615,27 @@ def _memory_table(result: Result) -> str:
 
 
 def _exchange_table(result: Result) -> str:
+    """One row per exchange, one column per size (the sides' ns and their
+    ratio): narrow enough for the page."""
     data = result.data
     if not data or not data.get("rows"):
         return _missing(result)
-    rows = [
-        (
-            r["exchange"],
-            r["size"],
-            f"`{r['dlarray_side']['call']}`",
-            _ns(r["dlarray_side"]["ns_per_call"]),
-            f"`{r['numpy_side']['call']}`",
-            _ns(r["numpy_side"]["ns_per_call"]),
-            f"{r['ratio']:.2f}",
+    sizes = list(dict.fromkeys(r["size"] for r in data["rows"]))
+    exchanges: dict[tuple[str, str, str], dict[str, str]] = {}
+    for r in data["rows"]:
+        key = (r["exchange"], r["dlarray_side"]["call"], r["numpy_side"]["call"])
+        exchanges.setdefault(key, {})[r["size"]] = (
+            f"{_ns(r['dlarray_side']['ns_per_call'])} / {_ns(r['numpy_side']['ns_per_call'])} ns"
+            f" = **{r['ratio']:.2f}x**"
         )
-        for r in data["rows"]
+    rows = [
+        (exchange, f"`{dl}` / `{np_}`", *(cells.get(size, "n/a") for size in sizes))
+        for (exchange, dl, np_), cells in exchanges.items()
     ]
     return md_table(
-        ("exchange", "size", "dlarray side", "ns", "NumPy side", "ns", "ratio"), rows, "llrrlrr"
+        ("exchange", "dlarray side / NumPy side", *(f"float32[{size}]" for size in sizes)),
+        rows,
+        "ll" + "r" * len(sizes),
     )
 
 
@@ -1439,25 +1667,26 @@ def _namespace_table(result: Result) -> str:
         row = [r["inputs"].replace("1000000 ", "1M "), f"`{r['case']}`"]
         for library in libraries:
             entry = r["libraries"].get(library) or {}
-            row.append(_ns(entry.get("median_ns")) if entry.get("median_ns") else "n/a")
+            row.append(_duration(entry.get("median_ns")) if entry.get("median_ns") else "n/a")
         ratio = r.get("ratio_dlarray_numpy")
         row.append("n/a" if ratio is None else f"{ratio:.2f}x")
         row.append(_namespace_limit(r))
         row.append(_namespace_verdict(r))
         rows.append(row)
-    names = {"numpy": "NumPy ns", "dlarray": "dlarray ns", "strict": "strict ns"}
+    names = {"numpy": "NumPy", "dlarray": "dlarray", "strict": "strict"}
     header = (
         "inputs",
         "operation",
-        *(names.get(n, f"{n} ns") for n in libraries),
-        "dlarray / NumPy",
+        *(names.get(n, n) for n in libraries),
+        "ratio",
         "target",
         "verdict",
     )
     text = ""
     stamp = _run_stamp(data, "")
     if stamp:
-        text += f"From one run of `bench_namespace.py`: {stamp}.\n\n"
+        text += f"From one run of `bench_namespace.py`: {stamp}.\n"
+    text += "Median times per call; *ratio*: dlarray's over NumPy's.\n\n"
     text += md_table(header, rows, "ll" + "r" * len(libraries) + "rll")
     judged = [r for r in data["rows"] if r.get("judged", True)]
     missed = [f"`{r['case']}` on {r['inputs']}" for r in judged if not r.get("meets_target")]
@@ -1473,6 +1702,20 @@ def _namespace_table(result: Result) -> str:
             "and not counted.\n"
         )
     return text
+
+
+def _verified(data: dict[str, Any]) -> str:
+    """How run.py checked the suite's commits, in words."""
+    how = data.get("verified_by")
+    if data.get("commits_verified"):
+        if how == "content":
+            return (
+                "yes, by content (the checkout was not a git clone; its files hash as the commits')"
+            )
+        return "yes, with git (the checkout was a git clone at those commits)"
+    if "verified_by" not in data:  # a run.py that could check git clones only
+        return "no (the checkout was not a git clone)"
+    return "no (the checkout was not a git clone, and its files did not match the commits')"
 
 
 def conformance_fragments(result: Result) -> dict[str, str]:
@@ -1506,10 +1749,8 @@ def conformance_fragments(result: Result) -> dict[str, str]:
     run = [
         ("suite", f"data-apis/array-api-tests `{data.get('suite_commit', '?')}`"),
         ("spec submodule", f"data-apis/array-api `{data.get('spec_commit', '?')}`"),
-        (
-            "commits verified by run.py",
-            "yes" if data.get("commits_verified") else "no (the checkout was not a git clone)",
-        ),
+        ("commits verified by run.py", _verified(data)),
+        ("run of", _label(result) or "a commit and date not recorded"),
         ("standard version", data.get("api_version", "?")),
         ("module", data.get("module", "?")),
         ("hypothesis examples per test", data.get("max_examples", "?")),
