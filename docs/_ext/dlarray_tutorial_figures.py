@@ -15,6 +15,7 @@ furo's content column), so that their text appears at its own size: 10 to
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ def _memory(ax: Any, x: float, y: float, values: list[str], cell: float = 4.2) -
 
 def _path(ax: Any, points: list[tuple[float, float]], colour: str) -> None:
     """A right-angled arrow through ``points``: lines, then a head on the last leg."""
-    xs, ys = zip(*points[:-1])
+    xs, ys = zip(*points[:-1], strict=True)
     ax.plot(xs, ys, color=colour, linewidth=1.4, zorder=4, solid_capstyle="butt")
     arrow(ax, points[-2], points[-1], colour=colour)
 
@@ -106,18 +107,34 @@ def draw_one_exchange() -> Any:
 
     # 1. The producer.
     box(
-        ax, 4, 86, 37, 12, "peer", "producer: a NumPy array",
-        "a = np.arange(6.0).reshape(2, 3)", title_size=TEXT, body_size=SMALL,
+        ax,
+        4,
+        86,
+        37,
+        12,
+        "peer",
+        "producer: a NumPy array",
+        "a = np.arange(6.0).reshape(2, 3)",
+        title_size=TEXT,
+        body_size=SMALL,
     )
     _step(ax, 1.8, 92, 1)
     arrow(ax, (41, 91), (52.5, 91), colour=memory_colour)
 
     # 2. The capsule and the struct it holds.
     arrow(ax, (22.5, 86), (22.5, 81))
-    _label(ax, 24, 83.5, "a.__dlpack__(max_version=(1, 3))", family="monospace",
-           fontsize=SMALL)
-    box(ax, 4, 30, 64, 51, "core", 'the capsule, named "dltensor_versioned"', align="top",
-        title_size=TEXT)
+    _label(ax, 24, 83.5, "a.__dlpack__(max_version=(1, 3))", family="monospace", fontsize=SMALL)
+    box(
+        ax,
+        4,
+        30,
+        64,
+        51,
+        "core",
+        'the capsule, named "dltensor_versioned"',
+        align="top",
+        title_size=TEXT,
+    )
     _step(ax, 1.8, 77.5, 2)
     _label(ax, 6, 75, "holds a pointer to the producer's struct:", fontsize=SMALL, color="#333333")
     box(ax, 6, 32, 60, 40.5, "note", "DLManagedTensorVersioned", align="top", title_size=TEXT)
@@ -161,13 +178,29 @@ def draw_one_exchange() -> Any:
         fontsize=SMALL,
     )
     box(
-        ax, 4, 12, 37, 11, "array", "consumer: x, a DLArray",
-        "its owner holds the struct now", title_size=TEXT, body_size=SMALL,
+        ax,
+        4,
+        12,
+        37,
+        11,
+        "array",
+        "consumer: x, a DLArray",
+        "its owner holds the struct now",
+        title_size=TEXT,
+        body_size=SMALL,
     )
     _step(ax, 1.8, 17.5, 3)
     _path(ax, [(41, 17.5), (71, 17.5), (71, 89)], memory_colour)
-    _label(ax, 70, 24, "x views the\nsame memory", ha="right", fontsize=SMALL,
-           color=memory_colour, fontweight="bold")
+    _label(
+        ax,
+        70,
+        24,
+        "x views the\nsame memory",
+        ha="right",
+        fontsize=SMALL,
+        color=memory_colour,
+        fontweight="bold",
+    )
 
     # 4. The deleter.
     arrow(ax, (22.5, 12), (22.5, 9))
@@ -203,35 +236,69 @@ def draw_ownership_chain() -> Any:
         ("HostStorage", "x's owner", "storage"),
         ("the memory", "six float64", "storage"),
     ]
-    for column, (title, body, kind) in zip(columns, consumer):
-        box(ax, column, top_row, width, height, kind, title, body, title_size=TEXT,
-            body_size=SMALL)
-    for column, (title, body, kind) in zip(reversed(columns), producer):
-        box(ax, column, bottom_row, width, height, kind, title, body, title_size=TEXT,
-            body_size=SMALL)
+    for column, (title, body, kind) in zip(columns, consumer, strict=True):
+        box(ax, column, top_row, width, height, kind, title, body, title_size=TEXT, body_size=SMALL)
+    for column, (title, body, kind) in zip(reversed(columns), producer, strict=True):
+        box(
+            ax,
+            column,
+            bottom_row,
+            width,
+            height,
+            kind,
+            title,
+            body,
+            title_size=TEXT,
+            body_size=SMALL,
+        )
     middle_top, middle_bottom = top_row + height / 2, bottom_row + height / 2
-    for left, right in zip(columns, columns[1:]):
+    for left, right in itertools.pairwise(columns):
         arrow(ax, (left + width, middle_top), (right, middle_top))
         arrow(ax, (right, middle_bottom), (left + width, middle_bottom))
     last = columns[2] + width / 2
     arrow(ax, (last, top_row), (last, bottom_row + height))
-    _label(ax, last - 1, (top_row + bottom_row + height) / 2, "manager_ctx", ha="right",
-           family="monospace", fontsize=SMALL, color=EDGE["core"])
-    _label(ax, 1, 34.5, "y = dlarray.from_dlpack(x);  view = y[1:];  del x, y",
-           family="monospace", fontsize=SMALL, color="#444444")
-    _label(ax, 1, 17, "each arrow is a strong reference: the memory\nlives as long as any view does",
-           fontsize=SMALL, color="#444444")
+    _label(
+        ax,
+        last - 1,
+        (top_row + bottom_row + height) / 2,
+        "manager_ctx",
+        ha="right",
+        family="monospace",
+        fontsize=SMALL,
+        color=EDGE["core"],
+    )
+    _label(
+        ax,
+        1,
+        34.5,
+        "y = dlarray.from_dlpack(x);  view = y[1:];  del x, y",
+        family="monospace",
+        fontsize=SMALL,
+        color="#444444",
+    )
+    _label(
+        ax,
+        1,
+        17,
+        "each arrow is a strong reference: the memory\nlives as long as any view does",
+        fontsize=SMALL,
+        color="#444444",
+    )
     return fig
 
 
 # ---------------------------------------------------------------- sequence diagrams
 
 
-def _lanes(ax: Any, lanes: list[tuple[str, str, str, float]], top: float, bottom: float) -> dict[str, float]:
+def _lanes(
+    ax: Any, lanes: list[tuple[str, str, str, float]], top: float, bottom: float
+) -> dict[str, float]:
     """Participant boxes (key, label, kind, x) with dashed lifelines down to ``bottom``."""
     for _key, label, kind, x in lanes:
         box(ax, x - 8, top - 6, 16, 6, kind, label, title_size=SMALL)
-        ax.plot([x, x], [bottom, top - 6], color="#9a9a9a", linewidth=1, linestyle=(0, (4, 3)), zorder=1)
+        ax.plot(
+            [x, x], [bottom, top - 6], color="#9a9a9a", linewidth=1, linestyle=(0, (4, 3)), zorder=1
+        )
     return {key: x for key, _label_, _kind, x in lanes}
 
 
@@ -277,7 +344,12 @@ def _message(
         fontsize=SMALL,
         color=colour,
         linespacing=1.2,
-        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+        bbox={
+            "boxstyle": "round,pad=0.15",
+            "facecolor": "white",
+            "edgecolor": "none",
+            "alpha": 0.85,
+        },
     )
     _step(ax, 1.6, y, step)
 
@@ -348,13 +420,34 @@ def draw_export_lifetime() -> Any:
         label_x=29,
     )
     _cross(ax, xs["capsule"], y[6])
-    _label(ax, xs["capsule"], y[6] - 2, "capsule freed:\nits destructor\nsees used_ and\ndoes nothing",
-           ha="center", va="top", fontsize=8.8, color="#444444")
+    _label(
+        ax,
+        xs["capsule"],
+        y[6] - 2,
+        "capsule freed:\nits destructor\nsees used_ and\ndoes nothing",
+        ha="center",
+        va="top",
+        fontsize=8.8,
+        color="#444444",
+    )
     _step(ax, 1.6, y[6], 7)
-    _label(ax, 4.5, y[6], "the consumer's array views\nx's memory: no copy", fontsize=SMALL,
-           color=EDGE["storage"], va="center")
-    _label(ax, xs["x"] + 1.6, 31.5, "the block's\nreference keeps\nx alive", fontsize=8.8,
-           color=EDGE["array"])
+    _label(
+        ax,
+        4.5,
+        y[6],
+        "the consumer's array views\nx's memory: no copy",
+        fontsize=SMALL,
+        color=EDGE["storage"],
+        va="center",
+    )
+    _label(
+        ax,
+        xs["x"] + 1.6,
+        31.5,
+        "the block's\nreference keeps\nx alive",
+        fontsize=8.8,
+        color=EDGE["array"],
+    )
     _message(
         ax,
         xs,
@@ -408,7 +501,7 @@ def draw_import_lifetime() -> Any:
         "the capsule route",
         "t.__dlpack__(max_version=(1, 3))\n"
         'gives a capsule "dltensor_versioned"\n'
-        "(or \"dltensor\"); a used_ name\nraises ValueError",
+        '(or "dltensor"); a used_ name\nraises ValueError',
         title_size=TEXT,
         body_size=SMALL,
     )
@@ -458,11 +551,11 @@ def draw_import_lifetime() -> Any:
         (0.5, "core", "the last view dies", "the owner calls deleter(struct), once"),
     ]
     heights = [14, 14, 14, 12, 10]
-    for (y, kind, title, body), h in zip(steps, heights):
+    for (y, kind, title, body), h in zip(steps, heights, strict=True):
         box(ax, main_x, y, main_w, h, kind, title, body, title_size=TEXT, body_size=SMALL)
     arrow(ax, (18, 84), (centre - 4, 80))
     arrow(ax, (55.5, 84), (centre + 4, 80))
-    for (y, *_), (next_y, *_rest), h in zip(steps, steps[1:], heights[1:]):
+    for (y, *_), (next_y, *_rest), h in zip(steps, steps[1:], heights[1:], strict=False):
         arrow(ax, (centre, y), (centre, next_y + h))
     box(
         ax,
