@@ -61,6 +61,18 @@ def test_mirror_layout_is_the_headers(tmp_path):
             assert getattr(mirror, field).offset == c[f"{struct}.{field}"], f"{struct}.{field}"
 
 
+def test_mirror_layout_is_the_specs():
+    # tests/abi.py is written from DLPack's own header, not dlarray's: the
+    # learners' mirror must agree with it too, field by field.
+    import abi as spec
+
+    for struct, fields in FIELDS.items():
+        ours, theirs = getattr(abi, struct), getattr(spec, struct)
+        assert ctypes.sizeof(ours) == ctypes.sizeof(theirs), struct
+        for field in fields:
+            assert getattr(ours, field).offset == getattr(theirs, field).offset, f"{struct}.{field}"
+
+
 def test_constants_are_the_cores():
     assert abi.DLPACK_VERSION == dlarray.__dlpack_version__ == (1, 3)
     assert (abi.READ_ONLY, abi.IS_COPIED, abi.IS_SUBBYTE_TYPE_PADDED) == (1, 2, 4)

@@ -934,6 +934,50 @@ def test_any_producer_whose_objects_require_grad_answers_through_its_protocol():
             dlarray.from_dlpack(cls(source, requires_grad=True))
 
 
+class _Guarded(_GradientTracked):
+    """A producer whose objects refuse every attribute read but the DLPack
+    methods (PyTorch 2.15's ``ReadOnlyTensorWrapper`` raises RuntimeError)
+    and whose ``__dlpack__`` exports read-only."""
+
+    @property
+    def requires_grad(self):
+        raise RuntimeError("only supports DLPack export; '__get__' is not allowed")
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        capsule = self.array.__dlpack__(**kwargs)
+        dlarray.abi.managed(capsule).flags |= dlarray.abi.READ_ONLY
+        return capsule
+
+
+def test_a_producer_that_will_not_say_whether_it_requires_grad_answers_through_its_protocol():
+    # dlarray cannot tell whether the object tracks gradients, so the
+    # table is not taken: the object's own __dlpack__ answers (read-only).
+    cls = type("Guarded", (_Guarded,), {})
+    cls.__dlpack_c_exchange_api__ = dlarray.DLArray.__dlpack_c_exchange_api__
+    source = dlarray.asarray([1.0, 2.0])
+    for _ in range(3):  # the first call fills the table cache; later ones use it
+        x = dlarray.from_dlpack(cls(source))
+        assert x.readonly and not dlarray.abi.owner(x).via_table
+        assert dlarray.abi.data_pointer(x) == dlarray.abi.data_pointer(source)
+
+
+def test_an_interrupt_while_asking_requires_grad_propagates():
+    class Interrupting(_GradientTracked):
+        @property
+        def requires_grad(self):
+            raise KeyboardInterrupt
+
+        def __init__(self, array):
+            self.array = array
+
+    Interrupting.__dlpack_c_exchange_api__ = dlarray.DLArray.__dlpack_c_exchange_api__
+    with pytest.raises(KeyboardInterrupt):
+        dlarray.from_dlpack(Interrupting(dlarray.asarray([1.0])))
+
+
 def test_torchs_table_exports_a_conjugated_tensors_memory_as_is():
     # A deviation of PyTorch 2.13: its table exports a tensor with the
     # conjugate bit set as the unconjugated memory, with no flag to say so

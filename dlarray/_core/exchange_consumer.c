@@ -244,8 +244,9 @@ table_refused(void)
     return true;
 }
 
-/* 1 when x is a tensor its producer's __dlpack__ refuses for tracking
- * gradients (see the top), 0 when not, -1 with an exception. */
+/* 1 when x must take its producer's __dlpack__: a tensor that tracks
+ * gradients (see the top), or one that will not say; 0 when the table may
+ * serve it; -1 with an exception. */
 static int
 requires_grad(PyObject *x)
 {
@@ -262,6 +263,15 @@ requires_grad(PyObject *x)
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();
             return 0;
+        }
+        /* The object will not say (PyTorch 2.15's ReadOnlyTensorWrapper
+         * raises RuntimeError for every attribute but the DLPack methods):
+         * its own __dlpack__ decides, as for a tensor that requires grad.
+         * Only errors (Exception) are taken as "will not say"; an interrupt
+         * or a MemoryError propagates. */
+        if (PyErr_ExceptionMatches(PyExc_Exception)) {
+            PyErr_Clear();
+            return 1;
         }
         return -1;
     }
