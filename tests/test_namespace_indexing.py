@@ -93,6 +93,25 @@ def test_basic_indexing_matches_numpy(key):
     )
 
 
+NEGATIVE_STRIDE_KEYS = [1, (1, 2), (slice(None), 1), (Ellipsis, 0), (0, slice(1, None)), (-1,)]
+
+
+@pytest.mark.parametrize("key", NEGATIVE_STRIDE_KEYS, ids=repr)
+def test_views_of_an_imported_reversed_view(key):
+    # NumPy exports a[::-1] with data at its last element in memory, so a
+    # view of it can start before that pointer: a negative offset from the
+    # import's data, which is valid memory of the producer's.
+    a = np.arange(12.0).reshape(3, 4)[::-1, ::-1]
+    x = xp.from_dlpack(a)
+    view = x[key]
+    np.testing.assert_array_equal(np.from_dlpack(view), a[key])
+    full = key if isinstance(key, tuple) else (key,)
+    as_view = a[full if Ellipsis in full else (*full, Ellipsis)]  # a view, 0-d too
+    assert xp.abi.data_pointer(view) == as_view.__array_interface__["data"][0]
+    flipped = xp.flip(x, axis=0)[1:]  # the Python view path
+    np.testing.assert_array_equal(np.from_dlpack(flipped), np.flip(a, 0)[1:])
+
+
 def test_an_integer_per_axis_gives_a_0d_array():
     x, reference = grid()
     item = x[1, 2, 3]

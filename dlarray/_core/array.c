@@ -416,15 +416,23 @@ int64_array_from_tuple(PyObject *tup, Py_ssize_t n, int64_t *out, const char *wh
 
 /* _view(shape, strides, byte_offset) -> a new array over the same memory.
  * The Python side (dlarray._views) has already worked out that the view stays
- * inside the parent's memory; this only builds it. */
+ * inside the parent's memory; this only builds it.  A negative byte_offset
+ * is a view that starts before `data` (of a producer's negative-stride view:
+ * NumPy's a[::-1] exports data at its last element); it gets its first
+ * element's address as data, since the byte_offset field is unsigned. */
 static PyObject *
 array_view(DLAArrayObject *self, PyObject *args)
 {
     PyObject *shape_obj, *strides_obj;
-    unsigned long long byte_offset;
-    if (!PyArg_ParseTuple(args, "O!O!K:_view", &PyTuple_Type, &shape_obj,
+    long long byte_offset;
+    if (!PyArg_ParseTuple(args, "O!O!L:_view", &PyTuple_Type, &shape_obj,
                           &PyTuple_Type, &strides_obj, &byte_offset)) {
         return NULL;
+    }
+    void *data = self->data;
+    if (byte_offset < 0) {
+        data = (char *)self->data + byte_offset;
+        byte_offset = 0;
     }
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
     if (ndim > INT32_MAX) {
@@ -439,7 +447,7 @@ array_view(DLAArrayObject *self, PyObject *args)
     if (int64_array_from_tuple(shape_obj, ndim, dims, "shape") == 0 &&
         int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0 &&
         dla_shape_product((int32_t)ndim, dims) >= 0) {
-        res = (PyObject *)dla_array_new(self->owner, self->data, byte_offset,
+        res = (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset,
                                         self->device, self->dtype, (int32_t)ndim,
                                         dims, dims + ndim, self->flags);
     }

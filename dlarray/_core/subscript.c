@@ -189,13 +189,20 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
     /* The parent's byte_offset fits in int64 (dla_array_new checks it). */
     int64_t byte_offset;
     if (dla_mul_overflows(offset, element_bytes(self), &offset) ||
-        dla_add_overflows((int64_t)self->byte_offset, offset, &byte_offset) ||
-        byte_offset < 0) {
+        dla_add_overflows((int64_t)self->byte_offset, offset, &byte_offset)) {
         goto layout_overflow;
     }
-    result = (PyObject *)dla_array_new(self->owner, self->data, (uint64_t)byte_offset,
-                                       self->device, self->dtype, out, shape, strides,
-                                       self->flags);
+    void *data = self->data;
+    if (byte_offset < 0) {
+        /* The view starts before `data`: a producer's negative-stride view
+         * (NumPy's a[::-1] exports data at its last element).  The element
+         * is in the producer's memory, so the view's data is its address
+         * and its byte_offset 0; the byte_offset field cannot go negative. */
+        data = (char *)self->data + byte_offset;
+        byte_offset = 0;
+    }
+    result = (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset, self->device,
+                                       self->dtype, out, shape, strides, self->flags);
     goto done;
 layout_overflow:
     /* Only a producer's layout whose strides reach past the address space
