@@ -89,6 +89,7 @@ def test_page_runs_top_to_bottom_in_a_fresh_namespace(page):
         runner = doctest.DocTestRunner(optionflags=flags)
         out: list[str] = []
         runner.run(test, out=out.append, clear_globs=False)
+        namespace.update(test.globs)  # DocTest ran on a copy: keep its names for the next block
         if runner.failures:
             failures.append(f"block {number}:\n" + "".join(out))
     assert not failures, f"{page.name}, run as pasted:\n" + "\n".join(failures)
