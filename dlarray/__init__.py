@@ -101,6 +101,7 @@ del FAMILIES, order_export, prepare_host_access
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
+from_dlpack.__module__ = "dlarray"  # help() names the public function, not the C module
 
 # The standard's constants.
 e = _math.e
