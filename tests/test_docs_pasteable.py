@@ -85,11 +85,11 @@ def test_page_runs_top_to_bottom_in_a_fresh_namespace(page):
             continue
         if kind != "doctest":
             continue
-        test = parser.get_doctest(code, namespace, f"{page.name}#{number}", str(page), 0)
+        test = parser.get_doctest(code, {}, f"{page.name}#{number}", str(page), 0)
+        test.globs = namespace  # one namespace for the whole page, as in a REPL
         runner = doctest.DocTestRunner(optionflags=flags)
         out: list[str] = []
         runner.run(test, out=out.append, clear_globs=False)
-        namespace.update(test.globs)  # DocTest ran on a copy: keep its names for the next block
         if runner.failures:
             failures.append(f"block {number}:\n" + "".join(out))
     assert not failures, f"{page.name}, run as pasted:\n" + "\n".join(failures)

@@ -316,7 +316,7 @@ def _report(lacking: list[Name], what: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--strict", action="store_true", help="exit 1 if a name lacks an example or a Raises section"
+        "--strict", action="store_true", help="exit 1 if a name lacks an example or Raises"
     )
     parser.add_argument(
         "--inventory", help="objects.inv of a built site: also list undocumented names"
