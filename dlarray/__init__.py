@@ -125,6 +125,12 @@ def get_include() -> str:
     str
         An absolute path; pass it to the compiler as ``-I``.
 
+    Raises
+    ------
+    TypeError
+        If given any argument (it takes none).  It raises nothing else: the
+        headers are part of the package.
+
     Examples
     --------
     >>> import os, dlarray
