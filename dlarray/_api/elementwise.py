@@ -477,6 +477,15 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     shape of ``x``, ``min`` and ``max``.  Where
     ``min > max`` the standard leaves the result unspecified (here: ``max``).
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``min``/``max`` is
+        neither None, a Python int or float, nor an array; a bound of another
+        kind than ``x`` (a float for an integer array) is refused too.
+    ValueError
+        If a bound does not broadcast to ``x``, or is on another device.
+
     Examples
     --------
     >>> import dlarray as xp
