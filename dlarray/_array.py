@@ -335,6 +335,11 @@ class DLArray(_core.ArrayBase):
         A 0-d array has no first axis: ``TypeError``, as ``len()`` of a
         NumPy 0-d array.
 
+        Raises
+        ------
+        TypeError
+            For a 0-d array.
+
         Examples
         --------
         >>> import dlarray
@@ -514,6 +519,12 @@ class DLArray(_core.ArrayBase):
         Like ``round()`` of a NumPy array, the result is an array, also for
         a 0-d array: ``float(round(x, 2))`` gives the Python number.
 
+        Raises
+        ------
+        TypeError
+            If ``ndigits`` is not an int or None, or the dtype is not numeric
+            (as :func:`dlarray.round`).
+
         Examples
         --------
         >>> import dlarray
@@ -537,6 +548,13 @@ class DLArray(_core.ArrayBase):
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, spec)`` and f-strings: a 0-d array formats as the
         Python scalar it holds; an empty ``spec`` gives ``str(x)``.
+
+        Raises
+        ------
+        TypeError
+            If ``spec`` is not empty and the array is not 0-d.
+        ValueError
+            If ``spec`` does not suit the Python scalar (``'d'`` for a float).
 
         Examples
         --------
@@ -562,6 +580,15 @@ class DLArray(_core.ArrayBase):
         ``dtype`` conversion), as NumPy 2 specifies.  Memory the host cannot
         read (CUDA device memory, SYCL device USM) raises ``TypeError``
         naming ``x.to_device("cpu")``.
+
+        Raises
+        ------
+        TypeError
+            If the memory is not readable from the host (CUDA device memory,
+            SYCL device USM): copy with ``x.to_device("cpu")`` first; or if
+            ``dtype`` is not a NumPy dtype.
+        ValueError
+            If ``copy=False`` and a copy would be needed (a ``dtype`` conversion).
 
         Examples
         --------
@@ -589,6 +616,13 @@ class DLArray(_core.ArrayBase):
     def __copy__(self) -> DLArray:
         """``copy.copy(x)``: a new array with its own memory of the same kind
         (arrays are mutable, so a copy shares nothing, as NumPy's does).
+
+        Raises
+        ------
+        BufferError
+            If memory of the array's kind cannot be allocated any more (the
+            errors of :func:`dlarray.empty`); ``MemoryError`` when the host has
+            not the bytes.
 
         Examples
         --------
