@@ -14,7 +14,7 @@ A failed factorisation -- a singular matrix for ``inv``, ``solve`` and
 ``matrix_power`` with a negative power, a matrix that is not positive
 definite for ``cholesky`` -- raises ``ValueError`` on every engine, also on
 those that report it with NaN and infinity in the result instead of an
-error (see :mod:`dlarray._api._linalg_helpers`).
+error.  Each function's *Raises* section says when.
 
 Examples
 --------
