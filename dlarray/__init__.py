@@ -101,6 +101,7 @@ del FAMILIES, order_export, prepare_host_access
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack
+from_dlpack.__module__ = "dlarray"  # help() names the public function, not the C module
 
 # The standard's constants.
 e = _math.e
@@ -123,6 +124,12 @@ def get_include() -> str:
     -------
     str
         An absolute path; pass it to the compiler as ``-I``.
+
+    Raises
+    ------
+    TypeError
+        If given any argument (it takes none).  It raises nothing else: the
+        headers are part of the package.
 
     Examples
     --------

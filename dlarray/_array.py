@@ -184,6 +184,32 @@ class DLArray(_core.ArrayBase):
         True when the memory must not be written (for example it came from a
         producer that marked it ``READ_ONLY``).
 
+    Raises
+    ------
+    TypeError
+        ``DLArray()``: arrays are made by the library only (:func:`asarray`,
+        :func:`empty`, :func:`zeros`, :func:`from_dlpack`, views).
+
+    Notes
+    -----
+    The array's Python protocols raise by the namespace's rules
+    (:ref:`namespace-errors`):
+
+    - **indexing** ``x[key]``: ``IndexError`` for an index out of bounds or
+      an index array that is neither integer nor bool, ``TypeError`` for a
+      key that is not an int, slice, ``...``, ``None`` or array;
+    - **assignment** ``x[key] = value``: as indexing, plus ``ValueError`` when
+      ``x`` is read-only or ``value`` does not broadcast to the selection, and
+      ``TypeError`` when ``value``'s dtype or scalar kind does not fit
+      ``x``'s;
+    - **conversions** ``bool(x)``, ``int(x)``, ``float(x)``, ``complex(x)``,
+      ``operator.index(x)``: ``TypeError`` unless ``x`` is 0-d, or when the
+      dtype does not convert (``float`` of a complex array, ``index`` of a
+      float array); ``ValueError`` for ``int`` of NaN, ``OverflowError`` for
+      ``int`` of an infinity;
+    - **operators**: as the elementwise function of the same name (``x + y``
+      as :func:`add`).
+
     Examples
     --------
     >>> import dlarray, numpy as np
@@ -275,6 +301,11 @@ class DLArray(_core.ArrayBase):
         array's memory.  A 0-d array has no first axis and raises
         ``TypeError`` at once.
 
+        Raises
+        ------
+        TypeError
+            For a 0-d array, which has no first axis.
+
         Examples
         --------
         >>> import dlarray
@@ -304,6 +335,11 @@ class DLArray(_core.ArrayBase):
         A 0-d array has no first axis: ``TypeError``, as ``len()`` of a
         NumPy 0-d array.
 
+        Raises
+        ------
+        TypeError
+            For a 0-d array.
+
         Examples
         --------
         >>> import dlarray
@@ -332,6 +368,12 @@ class DLArray(_core.ArrayBase):
         ``api_version`` may name any revision of the standard from 2021.12
         to 2025.12 (``ValueError`` otherwise).
 
+        Raises
+        ------
+        ValueError
+            If ``api_version`` is not a revision of the standard from 2021.12 to
+            2025.12 (a value of any other type included).
+
         Examples
         --------
         >>> import dlarray
@@ -354,6 +396,20 @@ class DLArray(_core.ArrayBase):
 
         ``device`` is a :class:`~dlarray.Device`, a kind name such as
         ``"cuda"``, or a DLPack ``(device_type, device_id)`` pair.
+
+        Raises
+        ------
+        TypeError
+            If ``device`` is not a Device, a kind name or a ``(device_type,
+            device_id)`` pair.
+        ValueError
+            If ``device`` names an unknown kind, or ``stream`` is given for a
+            device without streams (only ``None`` on the host).
+        BufferError
+            If dlarray cannot allocate memory on ``device`` or copy there.
+            :class:`dlarray.CUDAUnavailableError` and
+            :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) when it is
+            memory this process cannot reach.
 
         Examples
         --------
@@ -463,6 +519,12 @@ class DLArray(_core.ArrayBase):
         Like ``round()`` of a NumPy array, the result is an array, also for
         a 0-d array: ``float(round(x, 2))`` gives the Python number.
 
+        Raises
+        ------
+        TypeError
+            If ``ndigits`` is not an int or None, or the dtype is not numeric
+            (as :func:`dlarray.round`).
+
         Examples
         --------
         >>> import dlarray
@@ -486,6 +548,13 @@ class DLArray(_core.ArrayBase):
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, spec)`` and f-strings: a 0-d array formats as the
         Python scalar it holds; an empty ``spec`` gives ``str(x)``.
+
+        Raises
+        ------
+        TypeError
+            If ``spec`` is not empty and the array is not 0-d.
+        ValueError
+            If ``spec`` does not suit the Python scalar (``'d'`` for a float).
 
         Examples
         --------
@@ -511,6 +580,15 @@ class DLArray(_core.ArrayBase):
         ``dtype`` conversion), as NumPy 2 specifies.  Memory the host cannot
         read (CUDA device memory, SYCL device USM) raises ``TypeError``
         naming ``x.to_device("cpu")``.
+
+        Raises
+        ------
+        TypeError
+            If the memory is not readable from the host (CUDA device memory,
+            SYCL device USM): copy with ``x.to_device("cpu")`` first; or if
+            ``dtype`` is not a NumPy dtype.
+        ValueError
+            If ``copy=False`` and a copy would be needed (a ``dtype`` conversion).
 
         Examples
         --------
@@ -538,6 +616,13 @@ class DLArray(_core.ArrayBase):
     def __copy__(self) -> DLArray:
         """``copy.copy(x)``: a new array with its own memory of the same kind
         (arrays are mutable, so a copy shares nothing, as NumPy's does).
+
+        Raises
+        ------
+        BufferError
+            If memory of the array's kind cannot be allocated any more (the
+            errors of :func:`dlarray.empty`); ``MemoryError`` when the host has
+            not the bytes.
 
         Examples
         --------

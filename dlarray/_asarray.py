@@ -46,6 +46,24 @@ def asarray(
         ``True`` always copies; ``False`` never does and raises ``ValueError``
         when a copy would be needed; ``None`` copies only when needed.
 
+    Raises
+    ------
+    TypeError
+        If ``obj`` cannot be an array (an object, strings, ints too large for
+        int64: NumPy reads them as ``object``), ``dtype`` is not a dlarray
+        dtype or its name, ``device`` is not a device, or ``copy`` is not None
+        or a bool.
+    ValueError
+        If ``copy=False`` and a copy is needed (Python data, a NumPy scalar, a
+        different ``dtype`` or ``device``), as the Array API specifies; if
+        nested sequences are ragged; if ``device`` names an unknown kind.
+    BufferError
+        If a DLPack producer refuses the export (its own error, passed on), or
+        its tensor cannot be imported (see :func:`dlarray.from_dlpack`).
+        :class:`dlarray.CUDAUnavailableError` and
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) when
+        ``device`` names memory this process cannot reach.
+
     Examples
     --------
     >>> import dlarray

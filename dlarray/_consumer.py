@@ -42,13 +42,17 @@ MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> DLArray:
     """Import an object that implements ``__dlpack__``, zero-copy.
 
+    The complete protocol behind :func:`dlarray.from_dlpack`, which runs the
+    common calls in C and every other call here.
+
     Parameters
     ----------
     x
         Any DLPack producer: a NumPy, PyTorch, JAX, CuPy array, another
         DLArray...
     device : Device, str or (device_type, device_id), optional
-        Ask the producer to export to this device (copying if it must).
+        Ask the producer to export to this device; if it cannot, import the
+        data where it is and copy it there.
     copy : bool or None
         ``True``: the producer must copy.  ``False``: it must not;
         ``BufferError`` when a copy would be needed.  ``None``: its choice.
@@ -62,12 +66,19 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
     Raises
     ------
     AttributeError
-        ``x`` has no ``__dlpack__`` method.
+        If ``x`` has no ``__dlpack__`` method.
     BufferError
-        The data cannot be exchanged (unsupported dtype or device, a needed
-        copy under ``copy=False``, a DLPack major version other than 1).
+        If the data cannot be exchanged: the producer's own refusal, a
+        tensor dlarray cannot import (unsupported device, vector lanes, a
+        DLPack major version other than 1), or a needed copy under
+        ``copy=False``.  :class:`dlarray.CUDAUnavailableError` and
+        :class:`dlarray.SYCLUnavailableError` when ``device`` names GPU
+        memory this process cannot reach.
     TypeError
-        Wrong argument types; a pre-1.0 producer asked for ``device``/``copy``.
+        If ``copy`` is not a bool or None, ``device`` is not a device, or a
+        producer older than DLPack 1.0 is asked for ``device``/``copy``.
+    ValueError
+        If ``device`` names an unknown device kind.
 
     Examples
     --------
@@ -76,7 +87,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
     >>> x = dlarray.from_dlpack(a)
     >>> x.shape, x.dtype
     ((2, 3), dlarray.float64)
-    >>> x._data + x._byte_offset == a.ctypes.data  # the same memory
+    >>> np.shares_memory(np.from_dlpack(x), a)  # the same memory
     True
     """
     if copy is not None and not isinstance(copy, bool):

@@ -51,6 +51,22 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     padded : bool, optional
         For sub-byte dtypes, store one element per byte instead of packing.
 
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
+        dlarray dtype or its name, or ``device`` is not a device.
+    ValueError
+        If ``shape`` has a negative extent or is too big to address, or
+        ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``:
+        :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) for memory
+        this process cannot reach.
+    MemoryError
+        If the host has not the bytes to give.
+
     Examples
     --------
     >>> import dlarray
@@ -68,6 +84,22 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
     """A new array filled with zero bytes (the value 0 for every standard dtype).
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
+        dlarray dtype or its name, or ``device`` is not a device.
+    ValueError
+        If ``shape`` has a negative extent or is too big to address, or
+        ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``:
+        :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) for memory
+        this process cannot reach.
+    MemoryError
+        If the host has not the bytes to give.
 
     Examples
     --------

@@ -25,6 +25,11 @@ class DLDeviceType(enum.IntEnum):
     The first number of every ``(device_type, device_id)`` pair, such as the
     one ``__dlpack_device__`` returns.  The members are ints.
 
+    Raises
+    ------
+    ValueError
+        ``DLDeviceType(n)`` for a number ``n`` that is not a DLPack device type.
+
     Examples
     --------
     >>> import dlarray
@@ -150,6 +155,17 @@ class Device:
         Device ordinal; 0 for host memory.  For the SYCL kinds, the index of
         the root device in ``dpctl.get_devices()``.
 
+    Raises
+    ------
+    TypeError
+        If ``kind`` is not a str, or ``index`` not an int.
+    ValueError
+        If ``kind`` is not a known device kind, or ``index`` is outside
+        ``[0, 2**31 - 1]`` (DLPack's ``device_id`` is a 32-bit int).  Making a
+        Device allocates nothing, so a kind this machine lacks is no error here;
+        the allocation raises :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError`.
+
     Examples
     --------
     >>> import dlarray
@@ -184,6 +200,13 @@ class Device:
 
         ``kDLOneAPI`` (14) gives ``Device("sycl", i)``, SYCL device memory.
         An unknown device type raises ``BufferError``.
+
+        Raises
+        ------
+        BufferError
+            If the device type is not one DLPack defines (dlarray cannot name it).
+        ValueError
+            If ``pair`` is not a pair, or its device id is outside DLPack's range.
 
         Examples
         --------

@@ -31,6 +31,12 @@ class DType:
         for bfloat16 and the fp8/fp6/fp4 formats, which the Array API does
         not define.
 
+    Raises
+    ------
+    TypeError
+        ``DType(...)`` without all of its fields.  The constructor is not for
+        users: every dtype is a module constant.
+
     Examples
     --------
     >>> import dlarray
@@ -136,6 +142,11 @@ def as_dtype(dtype: object) -> DType:
 
 def dtypes() -> tuple[DType, ...]:
     """All dtypes dlarray knows, in table order.
+
+    Raises
+    ------
+    TypeError
+        If given any argument (it takes none).
 
     Examples
     --------

@@ -114,6 +114,16 @@ def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
     ``n`` trims or zero-pads the input to ``n`` points first.  The result
     has ``x``'s dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -127,6 +137,16 @@ def ifft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The 1-d inverse discrete Fourier transform of complex ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
 
     Examples
     --------
@@ -143,6 +163,16 @@ def rfft(
     """The 1-d discrete Fourier transform of real ``x``: the ``n//2 + 1``
     non-negative frequency terms, complex of ``x``'s precision.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -157,6 +187,16 @@ def irfft(
 ) -> DLArray:
     """The inverse of :func:`rfft`: ``n`` real points (``2*(m-1)`` by default,
     for ``m`` input points) of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
 
     Examples
     --------
@@ -182,6 +222,16 @@ def hfft(
     """The transform of a signal with Hermitian symmetry, given by its first
     half ``x``: ``n`` real points (``2*(m-1)`` by default).
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -205,6 +255,16 @@ def ihfft(
 ) -> DLArray:
     """The inverse of :func:`hfft` for real ``x``: ``n//2 + 1`` complex points
     of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``.
 
     Examples
     --------
@@ -286,6 +346,17 @@ def fftn(
     """The n-d discrete Fourier transform of complex ``x`` over ``axes``
     (all by default), trimmed or zero-padded to sizes ``s``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
+        ``s`` is not an int.
+    ValueError
+        If there is no axis to transform, ``s`` is given without ``axes`` or
+        with another length, a size is below 1, ``axes`` repeats an axis or
+        one is out of range (also an ``IndexError``), or ``norm`` is not
+        ``'backward'``, ``'ortho'`` or ``'forward'``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -304,6 +375,17 @@ def ifftn(
     norm: Norm = "backward",
 ) -> DLArray:
     """The n-d inverse discrete Fourier transform of complex ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
+        ``s`` is not an int.
+    ValueError
+        If there is no axis to transform, ``s`` is given without ``axes`` or
+        with another length, a size is below 1, ``axes`` repeats an axis or
+        one is out of range (also an ``IndexError``), or ``norm`` is not
+        ``'backward'``, ``'ortho'`` or ``'forward'``.
 
     Examples
     --------
@@ -325,6 +407,17 @@ def rfftn(
     """The n-d discrete Fourier transform of real ``x``; the last transformed
     axis keeps its ``s[-1]//2 + 1`` non-negative frequencies.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real floating, or a size in
+        ``s`` is not an int.
+    ValueError
+        If there is no axis to transform, ``s`` is given without ``axes`` or
+        with another length, a size is below 1, ``axes`` repeats an axis or
+        one is out of range (also an ``IndexError``), or ``norm`` is not
+        ``'backward'``, ``'ortho'`` or ``'forward'``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -344,6 +437,17 @@ def irfftn(
 ) -> DLArray:
     """The inverse of :func:`rfftn`: real output of sizes ``s`` (the last
     transformed axis has ``2*(m-1)`` points by default).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
+        ``s`` is not an int.
+    ValueError
+        If there is no axis to transform, ``s`` is given without ``axes`` or
+        with another length, a size is below 1, ``axes`` repeats an axis or
+        one is out of range (also an ``IndexError``), or ``norm`` is not
+        ``'backward'``, ``'ortho'`` or ``'forward'``.
 
     Examples
     --------
@@ -378,6 +482,16 @@ def fftfreq(
     """The sample frequencies of an ``n``-point transform with sample spacing
     ``d``: ``[0, 1, ..., -1] / (d*n)`` in :func:`fft`'s order.
 
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an int, ``d`` is not a float, ``dtype`` is not a real
+        floating dlarray dtype, or ``device`` is not a device.
+    ValueError
+        If ``n`` is below 1, ``d`` is zero, or ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -391,6 +505,16 @@ def rfftfreq(
     n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None
 ) -> DLArray:
     """The ``n//2 + 1`` non-negative sample frequencies of :func:`rfft`.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an int, ``d`` is not a float, ``dtype`` is not a real
+        floating dlarray dtype, or ``device`` is not a device.
+    ValueError
+        If ``n`` is below 1, ``d`` is zero, or ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``.
 
     Examples
     --------
@@ -413,6 +537,14 @@ def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArr
     """Move the zero-frequency term to the middle of each axis in ``axes``
     (all by default), as a new array.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axes`` is not None, an int or a
+        sequence of ints.
+    ValueError
+        If an axis is out of range (also an ``IndexError``).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -425,6 +557,14 @@ def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArr
 
 def ifftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
     """The inverse of :func:`fftshift` (they differ for odd lengths).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axes`` is not None, an int or a
+        sequence of ints.
+    ValueError
+        If an axis is out of range (also an ``IndexError``).
 
     Examples
     --------

@@ -14,7 +14,7 @@ A failed factorisation -- a singular matrix for ``inv``, ``solve`` and
 ``matrix_power`` with a negative power, a matrix that is not positive
 definite for ``cholesky`` -- raises ``ValueError`` on every engine, also on
 those that report it with NaN and infinity in the result instead of an
-error (see :mod:`dlarray._api._linalg_helpers`).
+error.  Each function's *Raises* section says when.
 
 Examples
 --------
@@ -221,6 +221,14 @@ def cholesky(x: DLArray, /, *, upper: bool = False) -> DLArray:
     factor uses is read; a matrix that is not positive definite raises
     ``ValueError``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point, or ``upper`` is not a bool.
+    ValueError
+        If ``x`` has fewer than 2 axes, its matrices are not square, or one
+        is not positive definite (or holds NaN).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -269,6 +277,13 @@ def eigh(x: DLArray, /) -> EighResult:
     real (of ``x``'s precision), in ascending order; the columns of
     ``eigenvectors`` are orthonormal eigenvectors with ``x``'s dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -285,6 +300,13 @@ def eigvalsh(x: DLArray, /) -> DLArray:
 
     Real, of ``x``'s precision, in ascending order; only the lower
     triangle of each matrix is read.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square.
 
     Examples
     --------
@@ -317,6 +339,14 @@ def eig(x: DLArray, /) -> EigResult:
     unit eigenvector of ``eigenvalues[..., i]``.  Matrices holding NaN or
     infinity raise ``ValueError``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square; if
+        ``x`` holds NaN or infinity (its eigenvalues are undefined).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -334,6 +364,14 @@ def eigvals(x: DLArray, /) -> DLArray:
     """The eigenvalues of each square matrix in ``x``, always complex.
 
     Matrices holding NaN or infinity raise ``ValueError``, as for :func:`eig`.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square; if
+        ``x`` holds NaN or infinity (its eigenvalues are undefined).
 
     Examples
     --------
@@ -354,6 +392,13 @@ def qr(x: DLArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QR
     gives ``Q`` of shape ``(..., M, K)`` and ``R`` of shape ``(..., K, N)``;
     ``mode="complete"`` gives ``(..., M, M)`` and ``(..., M, N)``.  ``Q`` has
     orthonormal columns and ``R`` is upper triangular.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or ``mode`` is neither ``'reduced'`` nor ``'complete'``.
 
     Examples
     --------
@@ -376,6 +421,15 @@ def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
     ``(..., M, M)`` and ``(..., N, N)`` with ``full_matrices=True``, else
     ``(..., M, K)`` and ``(..., K, N)``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point, or ``full_matrices``
+        is not a bool.
+    ValueError
+        If ``x`` has fewer than 2 axes, or the SVD does not converge (``x``
+        holds NaN or infinity).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -393,6 +447,14 @@ def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: DLArray, /) -> DLArray:
     """The singular values of each matrix in ``x``, in descending order.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or the SVD does not converge (``x`` holds NaN or
+        infinity).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -409,6 +471,14 @@ def svdvals(x: DLArray, /) -> DLArray:
 
 def det(x: DLArray, /) -> DLArray:
     """The determinant of each square matrix in ``x``, with ``x``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square.  A
+        singular matrix is no error: its determinant is 0.
 
     Examples
     --------
@@ -450,6 +520,15 @@ def slogdet(x: DLArray, /) -> SlogdetResult:
     for a singular matrix); ``logabsdet`` is real of ``x``'s precision
     (``-inf`` for a singular matrix).
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or its matrices are not square.  A
+        singular matrix is no error: ``sign`` is 0 and ``logabsdet`` is
+        ``-inf``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -483,6 +562,15 @@ def inv(x: DLArray, /) -> DLArray:
     is singular (the engine meets a zero pivot), singular at ``x``'s
     precision (an entry overflows), or holds NaN.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, its matrices are not square, or a
+        matrix is singular (its inverse is not finite at ``x``'s precision)
+        or holds NaN; :func:`pinv` gives a pseudo-inverse.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -505,6 +593,17 @@ def solve(x1: DLArray, x2: DLArray, /) -> DLArray:
     right-hand sides per matrix, and the stacks broadcast.  The result has
     the promoted dtype.  A solution that is not finite (``x1`` singular, or
     singular at that precision, or NaN in the system) raises ``ValueError``.
+
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not floating-point, or
+        the dtypes have no promotion.
+    ValueError
+        If ``x1``'s matrices are not square, ``x2``'s shape does not match them,
+        the stacks do not broadcast, the arrays are on different devices, or a
+        matrix of ``x1`` is singular (the solution is not finite at the
+        operands' precision) or the operands hold NaN.
 
     Examples
     --------
@@ -600,6 +699,15 @@ def matrix_rank(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArra
     ``rtol`` broadcasts against the stack shape ``x.shape[:-2]``.  The result
     has the default integer dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point, or ``rtol`` is not a
+        float, an array or None.
+    ValueError
+        If ``x`` has fewer than 2 axes, or the SVD does not converge (``x`` holds NaN or
+        infinity).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -633,6 +741,15 @@ def pinv(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
     zero; ``rtol`` defaults to ``max(M, N) * eps`` of ``x``'s precision.
     The result has shape ``(..., N, M)`` and ``x``'s dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point, or ``rtol`` is not a
+        float, an array or None.
+    ValueError
+        If ``x`` has fewer than 2 axes, or the SVD does not converge (``x`` holds NaN or
+        infinity).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -649,6 +766,15 @@ def matrix_power(x: DLArray, n: int, /) -> DLArray:
 
     ``n = 0`` gives identity matrices; a negative ``n`` raises the inverse
     (``ValueError`` for a singular matrix, as :func:`inv`).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not floating-point, or ``n`` is
+        not an int.
+    ValueError
+        If ``x`` has fewer than 2 axes, its matrices are not square, or ``n``
+        is negative and a matrix is singular.
 
     Examples
     --------
@@ -684,6 +810,16 @@ def cross(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
     ``axis`` counts from the end (``-min(x1.ndim, x2.ndim) <= axis <= -1``);
     both operands must have size 3 there (that axis does not broadcast),
     and the other axes broadcast.  The result has the promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not numeric, or the
+        dtypes have no promotion.
+    ValueError
+        If an array has no size 3 along ``axis``, the shapes do not broadcast
+        outside it, ``axis`` is out of range (also an ``IndexError``), or the
+        arrays are on different devices.
 
     Examples
     --------
@@ -736,6 +872,14 @@ def _cross(a: Any, b: Any, axis: int) -> Any:
 def outer(x1: DLArray, x2: DLArray, /) -> DLArray:
     """The outer product of two vectors: ``out[i, j] = x1[i] * x2[j]``.
 
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not numeric, or the
+        dtypes have no promotion.
+    ValueError
+        If an argument is not 1-d, or the arrays are on different devices.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -758,6 +902,13 @@ def diagonal(x: DLArray, /, *, offset: int = 0) -> DLArray:
 
     ``offset > 0`` selects a diagonal above the main one, ``offset < 0`` one
     below; an offset beyond the matrix gives an empty last axis.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``offset`` is not an int.
+    ValueError
+        If ``x`` has fewer than 2 axes.
 
     Examples
     --------
@@ -782,6 +933,15 @@ def trace(x: DLArray, /, *, offset: int = 0, dtype: DType | None = None) -> DLAr
     types narrower than ``int64`` are summed as ``int64`` (signed) or
     ``uint64`` (unsigned), as :func:`dlarray.sum` does.  An explicit
     ``dtype`` casts before summing.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``offset`` is not
+        an int, or ``dtype`` is not None or a numeric dtype that can hold
+        ``x``'s values (of the same or a wider kind).
+    ValueError
+        If ``x`` has fewer than 2 axes.
 
     Examples
     --------
@@ -850,6 +1010,15 @@ def vector_norm(
     ``ord`` may be any int or float: ``inf`` (largest magnitude), ``-inf``
     (smallest), ``0`` (count of non-zeros), or ``p`` for
     ``sum(abs(x)**p)**(1/p)``.  The result is real, of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not floating-point, or ``ord``
+        is not an int or a float.
+    ValueError
+        If ``axis`` repeats an axis or is out of range (also an
+        ``IndexError``).
 
     Examples
     --------
@@ -923,6 +1092,14 @@ def matrix_norm(
     (largest/smallest absolute row sum), or ``2``/``-2`` (largest/smallest
     singular value).  The result is real, of ``x``'s precision; with
     ``keepdims=True`` it keeps the matrix axes as size-1 axes.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not floating-point.
+    ValueError
+        If ``x`` has fewer than 2 axes, or ``ord`` is not ``'fro'``, ``'nuc'``, 1, -1,
+        2, -2, ``inf`` or ``-inf``.
 
     Examples
     --------

@@ -1,10 +1,11 @@
-"""Public view of dlarray's storage classes (see :mod:`dlarray._storage`).
+"""dlarray's storage classes: the objects that own an array's memory.
 
 An array's memory is a storage object: one class per memory kind, all
 with the four properties of the :class:`Storage` protocol (``pointer``,
 ``nbytes``, ``device``, ``owner``).  The CUDA and SYCL classes allocate
 only where their runtime and a device exist; each names the
-:class:`~dlarray.Device` kind it makes.
+:class:`~dlarray.Device` kind it makes.  :func:`dlarray.abi.owner` gives
+the storage behind an array.
 
 Examples
 --------

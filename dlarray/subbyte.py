@@ -4,15 +4,16 @@ DLPack stores sub-byte elements *packed* by default: element ``i`` occupies
 bits ``[i*bits, (i+1)*bits)`` of the buffer, counting from the least
 significant bit of the first byte ("little bit-endian").  A producer may
 instead store one element per byte and set the ``IS_SUBBYTE_TYPE_PADDED``
-flag.  dlarray keeps whichever layout it was given (``x._padded``), sets the
-flag when it exports padded data, and converts between the two here.
+flag.  dlarray keeps whichever layout it was given (:func:`is_padded` says
+which), sets the flag when it exports padded data, and converts between the
+two here.
 
 Examples
 --------
 >>> import dlarray, numpy as np
 >>> from dlarray import subbyte
 >>> x = subbyte.from_codes([1, 2, 3, 15], dlarray.float4_e2m1fn)
->>> x.shape, x._padded
+>>> x.shape, subbyte.is_padded(x)
 ((4,), False)
 >>> np.from_dlpack(subbyte.packed_bytes(x)).tobytes()  # 0x21, 0xF3: low nibble first
 b'!\\xf3'
@@ -40,6 +41,48 @@ def _require_subbyte(dtype: DType) -> None:
         raise TypeError(f"{dtype.name} is not a sub-byte dtype (fp6 or fp4)")
 
 
+def is_padded(x: DLArray) -> bool:
+    """Whether ``x`` stores one sub-byte element per byte (the padded layout).
+
+    ``True`` for the layout that DLPack marks with the
+    ``IS_SUBBYTE_TYPE_PADDED`` flag (:data:`dlarray.abi.IS_SUBBYTE_TYPE_PADDED`):
+    element ``i`` is the low ``bits`` of byte ``i``.  ``False`` for the
+    packed layout, DLPack's default, where the elements follow each other
+    bit by bit.  Views keep their base array's layout, and an export of a
+    padded array carries the flag, so that the consumer reads it right.
+
+    Parameters
+    ----------
+    x : DLArray
+        An array of a sub-byte dtype (fp6 or fp4).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or its dtype is not a sub-byte dtype
+        (only fp6 and fp4 have two layouts).
+
+    Examples
+    --------
+    >>> import dlarray
+    >>> from dlarray import abi, subbyte
+    >>> x = subbyte.from_codes([1, 2, 3], dlarray.float4_e2m1fn)
+    >>> subbyte.is_padded(x), subbyte.is_padded(subbyte.pad(x))
+    (False, True)
+    >>> flags = abi.describe(subbyte.pad(x)).flags     # what a consumer sees
+    >>> bool(flags & abi.IS_SUBBYTE_TYPE_PADDED)
+    True
+    """
+    if not isinstance(x, DLArray):
+        raise TypeError(f"is_padded() takes a DLArray, got {type(x).__name__}")
+    _require_subbyte(x.dtype)
+    return bool(x._padded)
+
+
 def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     """Build a sub-byte array from raw bit patterns (ints below ``2**bits``).
 
@@ -52,6 +95,15 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     padded : bool
         Store one element per byte instead of packing.
 
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a dlarray dtype (or its name), is not a sub-byte
+        dtype, or ``codes`` are not integers.
+    ValueError
+        If a code does not fit in the dtype's bits (below 0 or at least
+        ``2**bits``).
+
     Examples
     --------
     Codes 1, 2, 3 and 15 are 0.5, 1.0, 1.5 and -6.0 in fp4 (e2m1):
@@ -59,11 +111,11 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     >>> import dlarray
     >>> from dlarray import subbyte
     >>> x = subbyte.from_codes([[1, 2], [3, 15]], dlarray.float4_e2m1fn)
-    >>> x.shape, x.dtype, x._padded
+    >>> x.shape, x.dtype, subbyte.is_padded(x)
     ((2, 2), dlarray.float4_e2m1fn, False)
     >>> subbyte.packed_bytes(x)  # two elements per byte
     dlarray.asarray([33, 243], dtype=dlarray.uint8)
-    >>> subbyte.from_codes([1, 2], dlarray.float4_e2m1fn, padded=True)._padded
+    >>> subbyte.is_padded(subbyte.from_codes([1, 2], dlarray.float4_e2m1fn, padded=True))
     True
     """
     dtype = as_dtype(dtype)
@@ -95,7 +147,15 @@ def packed_bytes(x: DLArray) -> DLArray:
     """The bytes of a packed sub-byte array, as a 1-d uint8 view.
 
     ``ceil(size * bits / 8)`` bytes; the unused high bits of the last byte
-    are part of the view.  A padded array raises ``ValueError``.
+    are part of the view, which shares ``x``'s memory and read-only state.
+
+    Raises
+    ------
+    TypeError
+        If ``x``'s dtype is not a sub-byte dtype.
+    ValueError
+        If ``x`` is padded (see :func:`is_padded`): it has no packed bytes;
+        :func:`pack` makes a packed copy.
 
     Examples
     --------
@@ -131,6 +191,11 @@ def to_codes(x: DLArray) -> DLArray:
 
     Works for packed and padded arrays alike; the inverse of :func:`from_codes`.
 
+    Raises
+    ------
+    TypeError
+        If ``x``'s dtype is not a sub-byte dtype.
+
     Examples
     --------
     >>> import dlarray
@@ -154,12 +219,17 @@ def to_codes(x: DLArray) -> DLArray:
 def pad(x: DLArray) -> DLArray:
     """A padded copy (one element per byte) of a sub-byte array.
 
+    Raises
+    ------
+    TypeError
+        If ``x``'s dtype is not a sub-byte dtype.
+
     Examples
     --------
     >>> import dlarray
     >>> from dlarray import subbyte
     >>> p = subbyte.pad(subbyte.from_codes([1, 2, 3], dlarray.float4_e2m1fn))
-    >>> p._padded, subbyte.to_codes(p)
+    >>> subbyte.is_padded(p), subbyte.to_codes(p)
     (True, dlarray.asarray([1, 2, 3], dtype=dlarray.uint8))
     """
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=True)
@@ -168,13 +238,18 @@ def pad(x: DLArray) -> DLArray:
 def pack(x: DLArray) -> DLArray:
     """A packed copy of a sub-byte array.
 
+    Raises
+    ------
+    TypeError
+        If ``x``'s dtype is not a sub-byte dtype.
+
     Examples
     --------
     >>> import dlarray
     >>> from dlarray import subbyte
     >>> p = subbyte.from_codes([1, 2, 3], dlarray.float4_e2m1fn, padded=True)
     >>> x = subbyte.pack(p)
-    >>> x._padded, subbyte.packed_bytes(x)  # 3 elements in 2 bytes
+    >>> subbyte.is_padded(x), subbyte.packed_bytes(x)  # 3 elements in 2 bytes
     (False, dlarray.asarray([33, 3], dtype=dlarray.uint8))
     """
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)

@@ -10,6 +10,7 @@ the standard's strict type rules that dlarray enforces.
 import numpy as np
 
 import dlarray
+from dlarray import abi
 
 
 def softmax(x, axis=-1):
@@ -32,7 +33,7 @@ def main() -> None:
     # The compute was NumPy's, on dlarray's memory; the result is a DLArray
     # that any DLPack consumer can view without copying.
     a = np.from_dlpack(probs)
-    print("NumPy sees the same memory:", a.ctypes.data == probs._data + probs._byte_offset)
+    print("NumPy sees the same memory:", a.ctypes.data == abi.data_pointer(probs))
 
     # The standard's promotion rules, not NumPy's: no mixing of kinds.
     ints = xp.asarray([1, 2, 3], dtype=xp.int32)

@@ -11,7 +11,7 @@ Run: python examples/fp4_exchange.py
 import numpy as np
 
 import dlarray
-from dlarray import subbyte
+from dlarray import abi, subbyte
 
 
 def main() -> None:
@@ -22,15 +22,16 @@ def main() -> None:
 
     # Export and import through a versioned capsule: the layout travels with it.
     imported = dlarray.from_dlpack(packed)
-    print("imported:", imported.dtype, imported.shape, "padded:", imported._padded)
+    print("imported:", imported.dtype, imported.shape, "padded:", subbyte.is_padded(imported))
     assert subbyte.to_codes(imported).shape == (5,)
 
     padded = subbyte.pad(packed)  # one element per byte, flagged as padded
     capsule = padded.__dlpack__(max_version=(1, 3))
-    again = dlarray._core.consume(capsule)
-    flag = again._owner.flags & dlarray._core.FLAG_IS_SUBBYTE_TYPE_PADDED
+    flag = abi.describe(capsule).flags & abi.IS_SUBBYTE_TYPE_PADDED  # read, not consumed
     print("padded export carries IS_SUBBYTE_TYPE_PADDED:", bool(flag))
-    assert again._padded
+    again = abi.consume(capsule)  # the consumer reads the flag: padded again
+    assert flag and subbyte.is_padded(again)
+    assert subbyte.to_codes(again).shape == (5,)
 
 
 if __name__ == "__main__":

@@ -24,14 +24,15 @@ Run: python examples/memory_kinds.py
 import numpy as np
 
 import dlarray
+from dlarray import abi
 
 KINDS = ("cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host")
 CPU = dlarray.Device("cpu")
 
 
 def address(x: dlarray.DLArray) -> int:
-    """The address of ``x``'s first element."""
-    return x._data + x._byte_offset
+    """The address of ``x``'s first element, as its DLPack export says."""
+    return abi.data_pointer(x)
 
 
 def why_missing(kind: str) -> str:

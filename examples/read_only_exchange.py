@@ -21,14 +21,9 @@ import importlib
 import numpy as np
 
 import dlarray
-
-FLAG_READ_ONLY = dlarray._core.FLAG_READ_ONLY
-FLAG_IS_COPIED = dlarray._core.FLAG_IS_COPIED
-
-
-def address(x: dlarray.DLArray) -> int:
-    """The address of ``x``'s first element."""
-    return x._data + x._byte_offset
+from dlarray import abi
+from dlarray.abi import IS_COPIED, READ_ONLY
+from dlarray.abi import data_pointer as address  # the first element's address
 
 
 def main() -> None:
@@ -36,7 +31,7 @@ def main() -> None:
     a.flags.writeable = False
 
     x = dlarray.from_dlpack(a)  # NumPy -> dlarray through a versioned capsule
-    assert x._owner.flags & FLAG_READ_ONLY
+    assert abi.owner(x).flags & READ_ONLY  # the flags the import saw
     print("NumPy's capsule says READ_ONLY; x.readonly =", x.readonly)
     try:
         x[0] = 1.0
@@ -60,14 +55,14 @@ def main() -> None:
     # For a consumer that ignores READ_ONLY: a writable copy, flagged as one.
     y = dlarray.from_dlpack(x, copy=True)
     assert not y.readonly and address(y) != address(x)
-    flags = y._owner.flags
+    flags = abi.owner(y).flags
     print(
         "from_dlpack(x, copy=True): readonly =",
         y.readonly,
         "| IS_COPIED:",
-        bool(flags & FLAG_IS_COPIED),
+        bool(flags & IS_COPIED),
         "| READ_ONLY:",
-        bool(flags & FLAG_READ_ONLY),
+        bool(flags & READ_ONLY),
         "| same memory:",
         address(y) == address(x),
     )

@@ -30,6 +30,7 @@ import importlib
 import numpy as np
 
 import dlarray
+from dlarray import abi
 
 
 def scale_(tensor, factor):
@@ -112,7 +113,7 @@ def show_why_jax_arrays_are_off_limits(jnp):
     x = dlarray.from_dlpack(jnp.arange(4.0))  # read, never written
     print(
         "a JAX array arrives through a legacy capsule "
-        f"(versioned={x._owner.versioned}), so dlarray sees readonly={x.readonly}: "
+        f"(versioned={abi.owner(x).versioned}), so dlarray sees readonly={x.readonly}: "
         "scale_ must not be given one"
     )
 

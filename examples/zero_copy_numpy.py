@@ -11,6 +11,7 @@ Run: python examples/zero_copy_numpy.py
 import numpy as np
 
 import dlarray
+from dlarray import abi
 
 
 def main() -> None:
@@ -21,14 +22,16 @@ def main() -> None:
     b = np.from_dlpack(y)  # dlarray -> NumPy: still the same memory
 
     print("a's data at  ", hex(a.ctypes.data))
-    print("x's data at  ", hex(x._data + x._byte_offset))
+    print("x's data at  ", hex(abi.data_pointer(x)))
     b[0, 0] = 42.0  # b[0, 0] is y[0, 0] is x[0, 2] is a[0, 2]
     print("after b[0, 0] = 42, a is\n", a)
     assert a[0, 2] == 42.0
 
     # Who owns what: x holds the capsule's tensor; when the last view of it
     # dies, dlarray calls NumPy's deleter, which releases NumPy's reference.
-    print("x's owner:", type(x._owner).__name__, "version", x._owner.version)
+    owner = abi.owner(x)
+    print("x's owner:", type(owner).__name__, "version", owner.version)
+    assert np.shares_memory(np.from_dlpack(x), a)
 
 
 if __name__ == "__main__":

@@ -20,13 +20,14 @@ import numpy as np
 import torch
 
 import dlarray
+from dlarray import abi
 
 REQUIRES = ("torch",)
 
 
 def address(x: dlarray.DLArray) -> int:
-    """The address of ``x``'s first element."""
-    return x._data + x._byte_offset
+    """The address of ``x``'s first element, as its DLPack export says."""
+    return abi.data_pointer(x)
 
 
 def main() -> None:

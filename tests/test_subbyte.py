@@ -274,6 +274,43 @@ def test_from_dlpack_of_padded_array_keeps_it_padded():
     assert numpy_engine.to_numpy(y).tolist() == numpy_engine.to_numpy(x).tolist()
 
 
+
+# ---- is_padded: the layout, through the public function ----
+
+
+@pytest.mark.parametrize("dtype", SUBBYTE, ids=SUBBYTE_IDS)
+def test_is_padded_says_the_layout_of_arrays_views_and_imports(dtype):
+    packed_x = subbyte.from_codes([1, 2, 3, 0], dtype)
+    padded_x = subbyte.from_codes([1, 2, 3, 0], dtype, padded=True)
+    assert subbyte.is_padded(packed_x) is False
+    assert subbyte.is_padded(padded_x) is True
+    assert subbyte.is_padded(subbyte.pad(packed_x)) is True
+    assert subbyte.is_padded(subbyte.pack(padded_x)) is False
+    assert subbyte.is_padded(padded_x[::-1]) is True  # views keep the layout
+    assert subbyte.is_padded(packed_x[:2]) is False
+    # it agrees with the private attribute it reads, and survives an exchange
+    for x in (packed_x, padded_x):
+        assert subbyte.is_padded(x) == x._padded
+        assert subbyte.is_padded(dlarray.from_dlpack(x)) == x._padded
+    assert subbyte.is_padded(dlarray.asarray([0.5, 1.0], dtype=dlarray.float4_e2m1fn))
+
+
+@pytest.mark.parametrize(
+    "x", [dlarray.arange(3), dlarray.asarray([1.0], dtype=dlarray.float8_e4m3fn)],
+    ids=["int64", "fp8"],
+)
+def test_is_padded_rejects_dtypes_with_one_layout(x):
+    with pytest.raises(TypeError, match="not a sub-byte dtype"):
+        subbyte.is_padded(x)
+
+
+@pytest.mark.parametrize(
+    "x", [[1, 2], np.zeros(2, dtype=np.uint8), None], ids=["list", "ndarray", "None"]
+)
+def test_is_padded_rejects_non_arrays(x):
+    with pytest.raises(TypeError, match="takes a DLArray"):
+        subbyte.is_padded(x)
+
 # ---- views of packed arrays stay on byte boundaries ----
 
 CODES_8 = list(range(1, 9))

@@ -173,6 +173,24 @@ def full(
     the default integer (int64), real floating (float64) or complex
     (complex128) dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
+        dlarray dtype or its name, ``device`` is not a device, or
+        ``fill_value`` is not a Python bool, int, float or complex (for an
+        array, use :func:`broadcast_to`).
+    ValueError
+        If ``shape`` has a negative extent or is too big to address, or
+        ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``:
+        :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) for memory
+        this process cannot reach.
+    MemoryError
+        If the host has not the bytes to give.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -188,6 +206,22 @@ def full(
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
     """A new array of ``shape`` filled with ones (default dtype float64).
+
+    Raises
+    ------
+    TypeError
+        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
+        dlarray dtype or its name, or ``device`` is not a device.
+    ValueError
+        If ``shape`` has a negative extent or is too big to address, or
+        ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``:
+        :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) for memory
+        this process cannot reach.
+    MemoryError
+        If the host has not the bytes to give.
 
     Examples
     --------
@@ -209,6 +243,18 @@ def empty_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArr
     """A new uninitialised array with the shape (and by default dtype and
     device) of ``x``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``dtype`` is not a dlarray dtype or its
+        name, or ``device`` is not a device.
+    ValueError
+        If ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``
+        (:class:`dlarray.CUDAUnavailableError`,
+        :class:`dlarray.SYCLUnavailableError`).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -222,6 +268,18 @@ def empty_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArr
 def zeros_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArray:
     """A new array of zeros shaped like ``x``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``dtype`` is not a dlarray dtype or its
+        name, or ``device`` is not a device.
+    ValueError
+        If ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``
+        (:class:`dlarray.CUDAUnavailableError`,
+        :class:`dlarray.SYCLUnavailableError`).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -234,6 +292,18 @@ def zeros_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArr
 
 def ones_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArray:
     """A new array of ones shaped like ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``dtype`` is not a dlarray dtype or its
+        name, or ``device`` is not a device.
+    ValueError
+        If ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``
+        (:class:`dlarray.CUDAUnavailableError`,
+        :class:`dlarray.SYCLUnavailableError`).
 
     Examples
     --------
@@ -254,6 +324,19 @@ def full_like(
     device: Any = None,
 ) -> DLArray:
     """A new array shaped like ``x`` filled with ``fill_value``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``dtype`` is not a dlarray dtype or its
+        name, ``device`` is not a device, or ``fill_value``'s kind does not
+        fit the dtype (a float for an integer array, a non-bool for a bool one).
+    ValueError
+        If ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``
+        (:class:`dlarray.CUDAUnavailableError`,
+        :class:`dlarray.SYCLUnavailableError`).
 
     Examples
     --------
@@ -283,6 +366,16 @@ def arange(
 
     The length is ``ceil((stop - start) / step)`` (0 when negative).  Without
     ``dtype``: int64 when all arguments are ints, else float64.
+
+    Raises
+    ------
+    TypeError
+        If ``start``, ``stop`` or ``step`` is not an int or a float, or
+        ``dtype`` is not a real-valued dtype.
+    ValueError
+        If ``step`` is 0, or ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``.
 
     Examples
     --------
@@ -330,6 +423,21 @@ def eye(
 ) -> DLArray:
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere.
 
+    Raises
+    ------
+    TypeError
+        If ``n_rows``, ``n_cols`` or ``k`` is not an int, ``dtype`` is not a
+        dlarray dtype or its name, or ``device`` is not a device.
+    ValueError
+        If ``n_rows`` or ``n_cols`` is negative, or ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``:
+        :class:`dlarray.CUDAUnavailableError` or
+        :class:`dlarray.SYCLUnavailableError` (also ``ValueError``) for memory
+        this process cannot reach.
+    MemoryError
+        If the host has not the bytes to give.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -361,6 +469,16 @@ def linspace(
     endpoint: bool = True,
 ) -> DLArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
+
+    Raises
+    ------
+    TypeError
+        If ``start``/``stop`` are complex and ``dtype`` is not, or ``dtype`` is
+        not a floating-point dtype.
+    ValueError
+        If ``num`` is negative, or ``device`` names an unknown kind.
+    BufferError
+        If memory cannot be allocated on ``device``.
 
     Examples
     --------
@@ -397,6 +515,14 @@ def _linspace_quietly(xp: Any, *args: Any, **kwargs: Any) -> Any:
 
 def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     """Coordinate matrices from 1-d coordinate vectors (a tuple, as of 2025.12).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a DLArray, or the arrays' dtypes differ.
+    ValueError
+        If an array is not 1-d, the arrays are on different devices, or
+        ``indexing`` is neither ``'xy'`` nor ``'ij'``.
 
     Examples
     --------
@@ -451,6 +577,13 @@ def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
     """The lower triangle of (each matrix in) ``x``; elements above the
     ``k``-th diagonal are zero.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+    ValueError
+        If ``x`` has fewer than 2 axes.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -462,6 +595,13 @@ def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
 
 def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
     """The upper triangle of (each matrix in) ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+    ValueError
+        If ``x`` has fewer than 2 axes.
 
     Examples
     --------

@@ -34,6 +34,19 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
     refused with ``TypeError``: the standard leaves it unspecified and it
     would silently drop the imaginary part.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``dtype`` is not a dlarray dtype (names are
+        not accepted here, as in the standard), ``device`` is not a device, or
+        the cast would drop an imaginary part (complex to real or integer).
+    ValueError
+        If ``device`` names an unknown kind.
+    BufferError
+        If the array cannot be moved to ``device``
+        (:class:`dlarray.CUDAUnavailableError`,
+        :class:`dlarray.SYCLUnavailableError`).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -71,6 +84,12 @@ def _dtype_of(value: Any, func: str) -> DType:
 
 def can_cast(from_: DType | DLArray, to: DType, /) -> bool:
     """Whether the standard's promotion rules can turn ``from_`` into ``to``.
+
+    Raises
+    ------
+    TypeError
+        If ``from_`` is neither a dlarray dtype nor a DLArray, or ``to`` is
+        not a dlarray dtype.
 
     Examples
     --------
@@ -138,6 +157,13 @@ def finfo(type: DType | DLArray, /) -> finfo_object:
 
     For a complex dtype the limits are those of its real component dtype.
 
+    Raises
+    ------
+    TypeError
+        If the argument is neither a dlarray dtype nor a DLArray, or its dtype
+        is not floating-point (bfloat16 and the fp8/fp6/fp4 formats included:
+        the standard does not define them).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -162,6 +188,12 @@ def finfo(type: DType | DLArray, /) -> finfo_object:
 def iinfo(type: DType | DLArray, /) -> iinfo_object:
     """Limits of an integer dtype (or of an array's dtype).
 
+    Raises
+    ------
+    TypeError
+        If the argument is neither a dlarray dtype nor a DLArray, or its dtype
+        is not an integer dtype.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -179,6 +211,14 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     """Whether ``dtype`` is of ``kind``: a dtype, a kind name ("bool",
     "signed integer", "unsigned integer", "integral", "real floating",
     "complex floating", "numeric"), or a tuple of those.
+
+    Raises
+    ------
+    TypeError
+        If ``dtype`` is not a dlarray dtype, or ``kind`` is neither a dtype, a
+        kind name nor a tuple of them.
+    ValueError
+        If ``kind`` is an unknown kind name.
 
     Examples
     --------
@@ -211,6 +251,15 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     the promotion table does not join (a signed integer and a float, say)
     raise ``TypeError``.  The rules themselves are in ``dlarray/_rules.py``
     (``result_type``, ``promote``).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an array, a dtype or a Python scalar, two dtypes
+        have no promotion (no mixing of kinds), a dtype is outside the Array
+        API (bfloat16, fp8...), or a scalar does not fit the result's kind.
+    ValueError
+        If no array or dtype is given.
 
     Examples
     --------

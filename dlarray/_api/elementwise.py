@@ -286,7 +286,31 @@ def _doc(name: str, category: str, arity: int, note: str = "") -> str:
         f"Inputs must have a {category} dtype (``TypeError`` otherwise); the "
         f"standard's special cases for NaN, infinities and signed zeros apply."
         f"{scalars}\n\nSee https://data-apis.org/array-api/2025.12/API_specification/"
-        f"generated/array_api.{name}.html\n\n{_examples(name)}"
+        f"generated/array_api.{name}.html\n\n{_raises(category, arity)}{_examples(name)}"
+    )
+
+
+def _raises(category: str, arity: int) -> str:
+    """The Raises section of an elementwise function: the namespace's shared
+    rules (docs/api/namespace.md, "Errors every namespace function shares")."""
+    shared = "Errors follow the namespace's shared rules (:ref:`namespace-errors`).\n\n"
+    if arity == 1:
+        return (
+            shared + "Raises\n------\n"
+            "TypeError\n"
+            f"    If ``x`` is not a DLArray, or its dtype is not {category}.\n\n"
+        )
+    return (
+        shared + "Raises\n------\n"
+        "TypeError\n"
+        "    If an operand is neither a DLArray nor a Python scalar, both are\n"
+        f"    scalars, a dtype is not {category}, the two dtypes have no\n"
+        "    promotion (no mixing of kinds), or a scalar's kind does not fit the\n"
+        "    array's dtype.\n"
+        "ValueError\n"
+        "    If the shapes do not broadcast, or the arrays are on different devices.\n"
+        "OverflowError\n"
+        "    If a Python ``int`` operand does not fit in the array's dtype.\n\n"
     )
 
 
@@ -452,6 +476,15 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
     ``None`` (no bound).  The result has ``x``'s dtype and the broadcast
     shape of ``x``, ``min`` and ``max``.  Where
     ``min > max`` the standard leaves the result unspecified (here: ``max``).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``min``/``max`` is
+        neither None, a Python int or float, nor an array; a bound of another
+        kind than ``x`` (a float for an integer array) is refused too.
+    ValueError
+        If a bound does not broadcast to ``x``, or is on another device.
 
     Examples
     --------

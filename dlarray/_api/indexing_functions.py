@@ -68,6 +68,16 @@ def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray
     out only when ``x`` is one-dimensional.  The result has ``x``'s shape
     except along ``axis``, whose extent is ``indices.shape[0]``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``indices`` is not an integer DLArray.
+    ValueError
+        If ``indices`` is not 1-d, ``axis`` is left out for an array of more
+        than one axis, or ``axis`` is out of range (also an ``IndexError``).
+    IndexError
+        If an index is out of bounds for the axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -97,6 +107,16 @@ def take_along_axis(x: DLArray, indices: DLArray, /, *, axis: int = -1) -> DLArr
 
     ``indices`` has as many axes as ``x``; along ``axis`` it holds positions
     in ``x``, and on the other axes the two arrays broadcast.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``indices`` is not an integer DLArray.
+    ValueError
+        If ``indices`` has another number of axes than ``x``, the shapes do
+        not broadcast off ``axis``, or ``axis`` is out of range (also an ``IndexError``).
+    IndexError
+        If an index is out of bounds for the axis.
 
     Examples
     --------

@@ -39,6 +39,11 @@ class Info:
         are supported; arrays may have up to 64 axes (NumPy's limit, as NumPy
         computes on host memory).
 
+        Raises
+        ------
+        TypeError
+            If given any argument (it takes none).
+
         Examples
         --------
         >>> import dlarray as xp
@@ -56,6 +61,11 @@ class Info:
     def default_device(self) -> Device:
         """The device arrays are made on when none is given: the CPU.
 
+        Raises
+        ------
+        TypeError
+            If given any argument (it takes none).
+
         Examples
         --------
         >>> import dlarray as xp
@@ -72,6 +82,13 @@ class Info:
         of 2025.12): the CPU; where a CUDA runtime and GPU exist, each GPU
         and the managed and pinned memory kinds; where dpctl is installed,
         the device, shared and host USM of each SYCL device that has them.
+
+        Raises
+        ------
+        TypeError
+            If given any argument (it takes none).
+            A device family that cannot be reached (no driver, no dpctl) is
+            left out, not raised.
 
         Examples
         --------
@@ -101,6 +118,15 @@ class Info:
         ``device`` must be None or one of :meth:`devices`; the answer is the
         same on every device.
 
+        Raises
+        ------
+        TypeError
+            If ``device`` is not a Device, a kind name or a ``(device_type,
+            device_id)`` pair.
+        ValueError
+            If ``device`` names an unknown kind, or a device that is not among
+            :meth:`devices` in this process.
+
         Examples
         --------
         >>> import dlarray as xp
@@ -124,6 +150,16 @@ class Info:
         The kind names are the Array API's: ``"bool"``, ``"signed integer"``,
         ``"unsigned integer"``, ``"integral"``, ``"real floating"``,
         ``"complex floating"`` and ``"numeric"``.
+
+        Raises
+        ------
+        TypeError
+            If ``device`` is not a Device, a kind name or a ``(device_type,
+            device_id)`` pair.
+        ValueError
+            If ``device`` names an unknown kind, or a device that is not among
+            :meth:`devices` in this process, or ``kind`` is neither a kind
+            name nor a tuple of kind names.
 
         Examples
         --------
@@ -165,6 +201,11 @@ _INFO = Info()
 
 def __array_namespace_info__() -> Info:
     """The namespace's inspection object.
+
+    Raises
+    ------
+    TypeError
+        If given any argument (it takes none).
 
     Examples
     --------

@@ -48,6 +48,16 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
     operands and mismatched inner dimensions raise ``ValueError``.  The
     result has the promoted dtype; complex operands are not conjugated.
 
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not numeric, or the dtypes have
+        no promotion.
+    ValueError
+        If an operand is 0-d (use :func:`multiply`), the inner dimensions
+        differ, the stacks do not broadcast, or the arrays are on different
+        devices.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -86,6 +96,13 @@ def matrix_transpose(x: DLArray, /) -> DLArray:
 
     Like :func:`dlarray.permute_dims`, which it is a case of, the result is a
     view of ``x`` (the same as ``x.mT``).  ``x`` needs at least two axes.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+    ValueError
+        If ``x`` has fewer than 2 axes.
 
     Examples
     --------
@@ -145,6 +162,16 @@ def tensordot(
     must have equal sizes (they do not broadcast).  The result has the
     non-contracted axes of ``x1`` then those of ``x2``, and the promoted dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not numeric, the dtypes have no
+        promotion, or ``axes`` is neither an int nor a pair of sequences.
+    ValueError
+        If an int ``axes`` is negative or exceeds an operand's axes, the
+        contracted axes differ in size, or the arrays are on different
+        devices.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -172,6 +199,17 @@ def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
     ``axis`` counts from the end (``-min(x1.ndim, x2.ndim) <= axis <= -1``);
     the vector axes must have equal sizes (they do not broadcast) and the
     other axes broadcast.  The first operand is conjugated when complex.
+
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not numeric, or the dtypes have
+        no promotion.
+    ValueError
+        If the vectors along ``axis`` differ in size, the shapes do not
+        broadcast outside it, ``axis`` is out of range (also an
+        ``IndexError``; it counts from the end), or the arrays are on
+        different devices.
 
     Examples
     --------

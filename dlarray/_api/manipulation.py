@@ -140,6 +140,13 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     equal or one of them ``1``.  ``ValueError`` otherwise.  With no shapes,
     the result is ``()``.
 
+    Raises
+    ------
+    TypeError
+        If a shape is not an int or a tuple of ints.
+    ValueError
+        If the shapes do not broadcast together.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -212,6 +219,14 @@ def broadcast_to(x: DLArray, /, shape: tuple[int, ...]) -> DLArray:
     front, and extents of 1 may grow; ``ValueError`` otherwise.  When the
     view repeats elements it is read-only.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``shape`` is not a tuple of ints.
+    ValueError
+        If ``x``'s shape does not broadcast to ``shape`` (only extents of 1
+        may grow).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -227,6 +242,14 @@ def broadcast_arrays(*arrays: DLArray) -> tuple[DLArray, ...]:
     """Broadcast arrays against one another (views; see :func:`broadcast_to`).
 
     Returns a tuple, as the 2025.12 standard requires.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a DLArray.
+    ValueError
+        If the shapes do not broadcast together, or the arrays are on different
+        devices.
 
     Examples
     --------
@@ -303,6 +326,16 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
         ``ValueError`` when a view is impossible; ``None`` copies only when
         needed.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, ``shape`` is not a tuple of ints, or ``copy`` is not None
+        or a bool.
+    ValueError
+        If ``shape`` does not hold ``x.size`` elements or has more than one -1
+        or another negative extent, or ``copy=False`` and the result cannot be
+        a view of ``x``.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -329,6 +362,13 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
 def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
     """Reorder the axes of ``x`` (a view); ``axes`` may be negative.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axes`` is not a tuple of ints.
+    ValueError
+        If ``axes`` is not a permutation of ``x``'s axes.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -352,6 +392,16 @@ def moveaxis(
     """Move axes ``source`` to positions ``destination`` (a view).
 
     The other axes keep their relative order.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``source``/``destination`` are not ints or tuples of
+        ints.
+    ValueError
+        If an axis is out of range (also an ``IndexError``), ``source`` and
+        ``destination`` name different numbers of axes, or either repeats an
+        axis.
 
     Examples
     --------
@@ -388,6 +438,13 @@ def expand_dims(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
     ``[-M, M)`` for ``M = x.ndim + len(axis)`` (an ``IndexError``
     otherwise) and the positions must be distinct (``ValueError``).
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axis`` is not an int or a tuple of ints.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or names a position twice.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -414,6 +471,14 @@ def squeeze(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
 
     ``ValueError`` when an axis has another extent.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axis`` is None (the standard requires the axes).
+    ValueError
+        If an axis named has an extent other than 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``axis`` repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -436,6 +501,13 @@ def squeeze(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
 def flip(x: DLArray, /, *, axis: int | tuple[int, ...] | None = None) -> DLArray:
     """Reverse the order of elements along ``axis`` (all axes if None); a view.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axis`` is not None, an int or a tuple of ints.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -455,6 +527,13 @@ def flip(x: DLArray, /, *, axis: int | tuple[int, ...] | None = None) -> DLArray
 
 def unstack(x: DLArray, /, *, axis: int = 0) -> tuple[DLArray, ...]:
     """Split ``x`` along ``axis`` into a tuple of views, one per index.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``axis`` is not an int.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) (a 0-d array has no axis).
 
     Examples
     --------
@@ -478,6 +557,16 @@ def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None =
     The arrays must have equal shapes except along ``axis``; their dtypes
     are promoted by the standard's rules (``TypeError`` for pairs it leaves
     undefined, such as an integer and a float).
+
+    Raises
+    ------
+    TypeError
+        If ``arrays`` is not a tuple or list of DLArrays, or their dtypes have no
+        promotion (no mixing of kinds).
+    ValueError
+        If ``arrays`` is empty, the arrays differ in their number of axes or in an
+        extent other than ``axis``'s, ``axis`` is out of range (also an ``IndexError``),
+        or the arrays are on different devices.
 
     Examples
     --------
@@ -509,6 +598,15 @@ def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> D
     """Join arrays of one shape along a new axis ``axis`` of the result.
 
     Dtypes are promoted as in :func:`concat`.
+
+    Raises
+    ------
+    TypeError
+        If ``arrays`` is not a tuple or list of DLArrays, or their dtypes have no
+        promotion.
+    ValueError
+        If the arrays differ in shape, ``axis`` is out of range (also an
+        ``IndexError``), or the arrays are on different devices.
 
     Examples
     --------
@@ -552,6 +650,14 @@ def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) ->
     length 1 or ``x.shape[axis]``.  With ``axis=None`` the result is the
     flattened ``x`` (C order) with its elements repeated.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``repeats`` is neither an int nor an integer array.
+    ValueError
+        If ``repeats`` is negative or does not broadcast to the repeated axis, or
+        ``axis`` is out of range (also an ``IndexError``).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -584,6 +690,15 @@ def roll(
     A tuple ``shift`` needs a tuple ``axis`` of the same length; an int
     ``shift`` applies to every axis of a tuple ``axis``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``shift`` is not an int (or a tuple of ints with a
+        tuple ``axis``).
+    ValueError
+        If ``shift`` and ``axis`` differ in length, or ``axis`` is out of range (also an
+        ``IndexError``).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -614,6 +729,13 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
 
     When ``x`` and ``repetitions`` differ in length, the shorter one is
     padded with ones in front.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``repetitions`` is not a tuple of ints.
+    ValueError
+        If a repetition is negative.
 
     Examples
     --------

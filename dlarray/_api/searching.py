@@ -78,6 +78,14 @@ def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
     ``x`` must be real-valued.  ``ValueError`` when there is no element to
     search.  With ``keepdims=True`` the searched axes stay, with extent 1.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``axis`` is not None or an
+        int.
+    ValueError
+        If the searched axis has no elements, or ``axis`` is out of range (also an ``IndexError``).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -92,6 +100,14 @@ def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
 
     ``x`` must be real-valued.  ``ValueError`` when there is no element to
     search.  With ``keepdims=True`` the searched axes stay, with extent 1.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``axis`` is not None or an
+        int.
+    ValueError
+        If the searched axis has no elements, or ``axis`` is out of range (also an ``IndexError``).
 
     Examples
     --------
@@ -110,6 +126,13 @@ def count_nonzero(
     A complex element is non-zero when either part is; a bool one when it
     is ``True``; NaN is non-zero.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``keepdims`` is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -127,6 +150,13 @@ def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
 
     Indices are in C (row-major) order.  ``x`` must have at least one axis
     (``ValueError`` otherwise, as the standard requires).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+    ValueError
+        If ``x`` is 0-d (the standard does not define it).
 
     Examples
     --------
@@ -215,6 +245,15 @@ def searchsorted(
     ``x2`` may be a Python int or float (the standard's scalar rules); the
     result has ``x2``'s shape and the default index dtype.
 
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray, a dtype is not real-valued, or
+        the dtypes have no promotion.
+    ValueError
+        If ``x1`` is not 1-d, ``side`` is neither ``'left'`` nor ``'right'``,
+        or the arrays are on different devices.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -241,6 +280,15 @@ def where(
     ``condition`` is a bool array; ``x1`` and ``x2`` are arrays or (one of
     them) a Python scalar.  The three broadcast together; the result has
     the promoted dtype of ``x1`` and ``x2``.
+
+    Raises
+    ------
+    TypeError
+        If ``condition`` is not a bool DLArray, ``x1``/``x2`` are neither
+        DLArrays nor Python scalars, or their dtypes have no promotion.
+    ValueError
+        If the shapes do not broadcast together, or the arrays are on
+        different devices.
 
     Examples
     --------

@@ -201,6 +201,11 @@ def unique_all(x: DLArray, /) -> UniqueAllResult:
         has ``x``'s shape and satisfies ``values[inverse_indices] == x``.
         Index arrays are ``int64``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -223,6 +228,11 @@ def unique_counts(x: DLArray, /) -> UniqueCountsResult:
 
     As :func:`unique_all`, returning the namedtuple ``(values, counts)``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -242,6 +252,11 @@ def unique_inverse(x: DLArray, /) -> UniqueInverseResult:
     As :func:`unique_all`, returning the namedtuple
     ``(values, inverse_indices)``; ``inverse_indices`` has ``x``'s shape.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -254,6 +269,11 @@ def unique_inverse(x: DLArray, /) -> UniqueInverseResult:
 
 def unique_values(x: DLArray, /) -> DLArray:
     """The distinct values of ``x``, flattened and sorted; each NaN is distinct.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray.
 
     Examples
     --------
@@ -300,6 +320,15 @@ def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DL
     -------
     DLArray
         A ``bool`` array of ``x1``'s shape (0-d when ``x1`` is a scalar).
+
+    Raises
+    ------
+    TypeError
+        If ``x1`` or ``x2`` is not a DLArray (or a Python scalar where the
+        standard allows one), their dtypes have no promotion, or ``invert`` is
+        not a bool.
+    ValueError
+        If the arrays are on different devices.
 
     Examples
     --------

@@ -75,6 +75,14 @@ def argsort(
     elements keep their original order, in descending sorts too.  See the
     module notes for NaN and signed zeros.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``descending``/``stable``
+        is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) (a 0-d array has no axis to sort).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -92,6 +100,14 @@ def sort(
 
     ``x`` must be real-valued; the result has its dtype and shape.  See the
     module notes for the order of NaN and signed zeros.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``descending``/``stable``
+        is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) (a 0-d array has no axis to sort).
 
     Examples
     --------

@@ -250,6 +250,14 @@ def sum(
         The sums; an empty sum is ``0``.  ``float32``/``complex64`` sums
         are within ``2**-24 * (|s| + 16 * sum|x|)`` of the exact sum ``s``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``keepdims`` is not a bool, or
+        ``dtype`` is not None or a numeric dlarray dtype.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -277,6 +285,14 @@ def prod(
 
     ``dtype`` and the result dtype follow :func:`sum`; an empty product is
     ``1``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``keepdims`` is not a bool, or
+        ``dtype`` is not None or a numeric dlarray dtype.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
 
     Examples
     --------
@@ -350,6 +366,15 @@ def cumulative_sum(
         Start each scan with the additive identity ``0``, making the axis
         one longer.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``include_initial`` is not
+        a bool, or ``dtype`` is not None or a numeric dlarray dtype.
+    ValueError
+        If ``axis`` is left out for an array of more than one axis, or ``axis`` is out
+        of range (also an ``IndexError``).
+
     Examples
     --------
     >>> import dlarray as xp
@@ -370,6 +395,15 @@ def cumulative_prod(
     """Running products of ``x`` along ``axis``.
 
     Arguments as for :func:`cumulative_sum`; the initial value is ``1``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``include_initial`` is not
+        a bool, or ``dtype`` is not None or a numeric dlarray dtype.
+    ValueError
+        If ``axis`` is left out for an array of more than one axis, or ``axis`` is out
+        of range (also an ``IndexError``).
 
     Examples
     --------
@@ -419,6 +453,15 @@ def max(
     ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
     zero elements raises ``ValueError``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``keepdims`` is not
+        a bool.
+    ValueError
+        If the reduced axes have no elements (no identity), or ``axis`` is out of range
+        (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -439,6 +482,15 @@ def min(
 
     ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
     zero elements raises ``ValueError``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not real-valued, or ``keepdims`` is not
+        a bool.
+    ValueError
+        If the reduced axes have no elements (no identity), or ``axis`` is out of range
+        (also an ``IndexError``) or repeats an axis.
 
     Examples
     --------
@@ -499,6 +551,13 @@ def mean(
     ``x`` may be real or complex floating (the result keeps its dtype) or an
     integer (the result is ``float64``).  The mean of zero elements is NaN
     (``NaN + NaN j`` for complex).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``keepdims`` is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
 
     Examples
     --------
@@ -602,6 +661,14 @@ def var(
     keepdims : bool
         Keep the reduced axes as axes of size one.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``keepdims`` is not a bool, or
+        ``correction`` is not an int or a float.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -620,6 +687,14 @@ def std(
     keepdims: bool = False,
 ) -> DLArray:
     """Standard deviation of ``x`` over ``axis``: the square root of :func:`var`.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not numeric, ``keepdims`` is not a bool, or
+        ``correction`` is not an int or a float.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
 
     Examples
     --------

@@ -46,6 +46,13 @@ def all(
     true, and a complex number is true when either part is non-zero.  Over
     zero elements the result is ``True``.
 
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``keepdims`` is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
+
     Examples
     --------
     >>> import dlarray as xp
@@ -65,6 +72,13 @@ def any(
     """Whether some element of ``x`` is true, over ``axis`` (all axes by default).
 
     Truth is as for :func:`all`; over zero elements the result is ``False``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, or ``keepdims`` is not a bool.
+    ValueError
+        If ``axis`` is out of range (also an ``IndexError``) or repeats an axis.
 
     Examples
     --------
@@ -118,6 +132,16 @@ def diff(
     DLArray
         ``out[i] = x[i+1] - x[i]`` applied ``n`` times; the axis shrinks by
         ``n`` (to zero at the least).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray (or ``prepend``/``append`` are not), ``n`` is not an
+        int, or the dtypes have no promotion.
+    ValueError
+        If ``x`` is 0-d, ``n`` is negative, ``prepend``/``append`` do not match ``x``'s
+        shape off ``axis``, ``axis`` is out of range (also an ``IndexError``), or the
+        arrays are on different devices.
 
     Examples
     --------

@@ -25,6 +25,12 @@ class Storage(Protocol):
     ``isinstance`` check (which looks for the names, not at their values).
     Every storage class of :mod:`dlarray.storage` has them.
 
+    Raises
+    ------
+    TypeError
+        ``Storage()``: a protocol cannot be instantiated; ``isinstance(obj,
+        Storage)`` checks an object.
+
     Examples
     --------
     >>> from dlarray.storage import HostStorage, Storage

@@ -16,6 +16,15 @@ class HostStorage(_core.HostBuffer):
     zero : bool, optional
         Fill the block with zero bytes.
 
+    Raises
+    ------
+    TypeError
+        If ``nbytes`` is not an integer.
+    ValueError
+        If ``nbytes`` is negative.
+    MemoryError
+        If the host has not ``nbytes`` bytes to give.
+
     Examples
     --------
     >>> from dlarray.storage import HostStorage

@@ -1,4 +1,4 @@
-"""Every public name of dlarray, and whether its docstring has an example.
+"""Every public name of dlarray, and whether its docstring has an example and says what it raises.
 
 The issue asks for an API reference where every public name is documented,
 with an example.  This script is the list of those names and the check:
@@ -11,7 +11,12 @@ with an example.  This script is the list of those names and the check:
   members of every public class (with the DLPack and Array API special
   methods of ``DLArray``).
 * Names with a docstring of their own (modules, classes, functions, methods,
-  properties) must have a numpydoc ``Examples`` section.  The others (data:
+  properties) must have a numpydoc ``Examples`` section.
+* Public callables with a docstring of their own (functions, methods, and
+  classes, for their constructor) must also have a numpydoc ``Raises``
+  section: which exception, and when.  Properties and modules need none,
+  nor classes whose constructor is not dlarray's (exceptions, named tuples,
+  ctypes structs) or that only dlarray instantiates (``finfo`` objects...).  The others (data:
   dtypes, constants, enum members, named-tuple fields, operator methods) have
   no docstring of their own; their API page documents them with examples.
 * :func:`missing_from` compares the names with what Sphinx documented:
@@ -19,10 +24,11 @@ with an example.  This script is the list of those names and the check:
   for each name missing from docs/api/.
 
 Run on its own it reports the names whose docstring lacks an ``Examples``
-section, grouped by the file to edit::
+section, then the callables whose docstring lacks a ``Raises`` section, each
+grouped by the file to edit::
 
     python docs/api/check_examples.py            # report, exit status 0
-    python docs/api/check_examples.py --strict   # exit status 1 if any lacks one
+    python docs/api/check_examples.py --strict   # exit status 1 if any lacks either
     python docs/api/check_examples.py --inventory docs/_build/html/objects.inv
                                                  # also: names missing from a built site
 """
@@ -30,6 +36,7 @@ section, grouped by the file to edit::
 from __future__ import annotations
 
 import argparse
+import ctypes
 import enum
 import inspect
 import os
@@ -87,10 +94,15 @@ RETURN_TYPES = (
     "dlarray._api.sets.UniqueInverseResult",
 )
 
+#: Classes whose instances only dlarray makes (returned by public
+#: functions): their constructors are not public API, so need no Raises.
+_NOT_CONSTRUCTED = frozenset({*RETURN_TYPES, "dlarray._api.info.Info"})
+
 #: Those of them with a docstring of their own, which needs an example.
 OWN_DOC_DUNDERS = frozenset({"__dlpack__", "__dlpack_device__", "__array_namespace__", "__iter__"})
 
 _EXAMPLES = re.compile(r"^\s*Examples\s*\n\s*-{3,}\s*$", re.MULTILINE)
+_RAISES = re.compile(r"^\s*Raises\s*\n\s*-{3,}\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,29 @@ class Name:
     @property
     def has_example(self) -> bool:
         return bool(_EXAMPLES.search(self.doc))
+
+    @property
+    def needs_raises(self) -> bool:
+        """A callable with a docstring of its own: a function, a method or
+        a class (its constructor); not a property nor a module."""
+        target = self.obj
+        if not self.has_own_doc or isinstance(target, (property, types.ModuleType)):
+            return False
+        if type(target).__name__ in ("getset_descriptor", "member_descriptor"):
+            return False
+        if isinstance(target, type) and (
+            issubclass(target, (BaseException, tuple, ctypes.Structure))
+            or self.name in _NOT_CONSTRUCTED
+        ):
+            # Python's or ctypes' constructor, not dlarray's: exceptions,
+            # named tuples and ctypes structs raise what those raise; and
+            # the classes only dlarray makes (what functions return).
+            return False
+        return callable(target)
+
+    @property
+    def has_raises(self) -> bool:
+        return bool(_RAISES.search(self.doc))
 
     @property
     def source(self) -> str:
@@ -238,6 +273,11 @@ def missing_examples() -> list[Name]:
     return [n for n in public_names() if n.has_own_doc and not n.has_example]
 
 
+def missing_raises() -> list[Name]:
+    """Public callables whose own docstring has no ``Raises`` section."""
+    return [n for n in public_names() if n.needs_raises and not n.has_raises]
+
+
 def missing_from(documented: set[str]) -> list[str]:
     """Public names that are not among ``documented`` (Sphinx's Python
     objects: full dotted names)."""
@@ -256,9 +296,28 @@ def _inventory_names(path: str) -> set[str]:
     return names
 
 
+def _report(lacking: list[Name], what: str) -> None:
+    """Print the names lacking ``what``, one line per docstring, by file."""
+    n_doc = len({id(n.obj.fget if isinstance(n.obj, property) else n.obj) for n in lacking})
+    print(f"{len(lacking)} of them lack {what} ({n_doc} docstrings to edit)")
+    # One line per docstring: an inherited method shows every name it has.
+    by_file: dict[str, dict[int, list[str]]] = {}
+    for n in lacking:
+        target = n.obj.fget if isinstance(n.obj, property) else n.obj
+        by_file.setdefault(n.source, {}).setdefault(id(target), []).append(n.name)
+    for source in sorted(by_file):
+        docstrings = by_file[source].values()
+        print(f"\n{source} ({len(docstrings)} docstrings):")
+        for shown_as in docstrings:
+            also = f"  (also {', '.join(shown_as[1:])})" if len(shown_as) > 1 else ""
+            print(f"    {shown_as[0]}{also}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--strict", action="store_true", help="exit 1 if a name lacks an example")
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 if a name lacks an example or Raises"
+    )
     parser.add_argument(
         "--inventory", help="objects.inv of a built site: also list undocumented names"
     )
@@ -271,20 +330,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(names)} public names: {len(own)} with a docstring of their own, "
         f"{len(names) - len(own)} data or operators documented on their API page"
     )
-    n_doc = len({id(n.obj.fget if isinstance(n.obj, property) else n.obj) for n in lacking})
-    print(f"{len(lacking)} of them lack an Examples section ({n_doc} docstrings to edit)")
-    # One line per docstring: an inherited method shows every name it has.
-    by_file: dict[str, dict[int, list[str]]] = {}
-    for n in lacking:
-        target = n.obj.fget if isinstance(n.obj, property) else n.obj
-        by_file.setdefault(n.source, {}).setdefault(id(target), []).append(n.name)
-    for source in sorted(by_file):
-        docstrings = by_file[source].values()
-        print(f"\n{source} ({len(docstrings)} docstrings):")
-        for shown_as in docstrings:
-            also = f"  (also {', '.join(shown_as[1:])})" if len(shown_as) > 1 else ""
-            print(f"    {shown_as[0]}{also}")
-    status = 1 if args.strict and lacking else 0
+    _report(lacking, "an Examples section")
+    callables = [n for n in own if n.needs_raises]
+    no_raises = [n for n in callables if not n.has_raises]
+    print(f"\n{len(callables)} of them are callables (functions, methods, classes)")
+    _report(no_raises, "a Raises section")
+    status = 1 if args.strict and (lacking or no_raises) else 0
     if args.inventory:
         absent = missing_from(_inventory_names(args.inventory))
         print(f"\n{len(absent)} public names missing from the built API reference")
