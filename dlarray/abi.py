@@ -530,6 +530,17 @@ class ToyProducer:
     deleted : list of int
         The address of each managed struct whose deleter ran, in order.
 
+    Raises
+    ------
+    TypeError
+        If given any argument: the fields go to :meth:`capsule`.
+
+    Notes
+    -----
+    The deleter and the capsule destructor are Python functions called
+    from C.  Python code cannot run while an exception propagates without
+    disturbing it, so let a toy capsule die outside ``except`` blocks.
+
     Examples
     --------
     >>> import numpy as np
