@@ -42,7 +42,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("creation", ("dlarray._creation", "dlarray._asarray")),
     (
         "the namespace",
-        ("dlarray._api", "dlarray.linalg", "dlarray.fft", "dlarray.subbyte", "dlarray.storage", "dlarray.abi"),
+        (
+            "dlarray._api",
+            "dlarray.linalg",
+            "dlarray.fft",
+            "dlarray.subbyte",
+            "dlarray.storage",
+            "dlarray.abi",
+        ),
     ),
     ("the package", ("dlarray", "dlarray.__main__")),
 )
