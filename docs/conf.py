@@ -46,8 +46,9 @@ _EXT = os.path.join(DOCS, "_ext")
 sys.path.insert(0, _EXT)
 if os.path.exists(os.path.join(_EXT, "dlarray_docs_figures.py")):
     extensions.append("dlarray_docs_figures")
-    # The tutorial's pictures, drawn at the page's width with the same helpers.
-    extensions.append("dlarray_tutorial_figures")
+    # The tutorial's and the design page's diagrams, drawn at the page's width
+    # with the same helpers.
+    extensions.append("dlarray_diagrams")
 
 # docs/api/check_examples.py lists dlarray's public names; the build warns,
 # and so fails under -W, when one of them is not documented (see setup()).

@@ -4,9 +4,8 @@ A local Sphinx extension (``extensions = ["dlarray_docs_figures"]`` with
 ``docs/_ext`` on ``sys.path``).  On ``builder-inited`` it writes into
 ``docs/_generated/`` (not under version control):
 
-- ``layers.svg``: the design page's diagram, drawn with matplotlib patches
-  (the tutorial's pictures are ``dlarray_tutorial_figures``, which uses the
-  drawing helpers here);
+- (the diagrams of the tutorial and the design page are drawn by
+  ``dlarray_diagrams``, with the drawing helpers here;)
 - ``peers.svg``, ``memory.svg``, ``namespace.svg``, ``conformance.svg``:
   plots of the latest benchmark and conformance results;
 - ``benchmarks_*.md`` and ``conformance_*.md``: Markdown tables and "data
@@ -130,7 +129,6 @@ def build_all(srcdir: Path, root: Path) -> int:
     sources = {name: load_result(name, srcdir, root) for name in RESULTS}
     outputs: dict[str, bytes] = {}
     with matplotlib.rc_context(RC):
-        outputs["layers.svg"] = svg(draw_layers())
         outputs["peers.svg"] = svg(plot_peers(sources["peers"]))
         outputs["memory.svg"] = svg(plot_memory(sources["memory"]))
         outputs["namespace.svg"] = svg(plot_namespace(sources["namespace"]))
@@ -382,126 +380,6 @@ def arrow(
                 "alpha": 0.9,
             },
         )
-
-
-# ---------------------------------------------------------------- (a) the layers
-
-
-def draw_layers() -> Any:
-    """The layers: namespace and engines, DLArray, storage, C core, peers."""
-    fig, ax = _canvas(10.5, 7.05, 100, 67)
-
-    # The namespace: validate, borrow, re-wrap.
-    box(ax, 1, 49, 62, 17, "namespace", "Namespace  dlarray.*, .linalg, .fft  (_api/)", align="top")
-    steps = [
-        (
-            "1  validate",
-            "the standard's rules\n_rules.py: dtype categories,\npromotion, scalars, device",
-        ),
-        (
-            "2  borrow",
-            "a zero-copy engine view\nthrough DLPack, cached in\nthe array (made from a twin)",
-        ),
-        ("3  re-wrap", "_core.engine_call runs the\nkernel, imports its result\nthrough DLPack"),
-    ]
-    for i, (title, body) in enumerate(steps):
-        box(ax, 2.5 + i * 20, 50.5, 19, 11.5, "namespace", title, body, body_size=8)
-    for i in range(2):
-        arrow(ax, (21.5 + i * 20, 56.2), (22.5 + i * 20, 56.2))
-
-    # The compute engines.
-    box(ax, 74, 49, 25, 17, "engine", "Compute engines", align="top")
-    engines = [("NumPy", "host"), ("CuPy", "CUDA\ndevice"), ("dpnp", "SYCL\nUSM")]
-    for i, (title, body) in enumerate(engines):
-        box(ax, 75 + i * 7.9, 50.5, 7.2, 11.5, "engine", title, body, title_size=9, body_size=8)
-    arrow(ax, (63, 59.5), (74, 59.5), "zero-copy\nviews", label_at=(68.5, 62.8), size=8)
-    arrow(ax, (74, 53), (63, 53), "results", label_at=(68.5, 55.6), size=8)
-
-    # The array object.
-    box(
-        ax,
-        1,
-        26.5,
-        29,
-        18.5,
-        "array",
-        "DLArray",
-        "_array.py (Python half) +\n_core.ArrayBase, "
-        "_core/array.c\n\ndata, byte_offset, device,\ndtype, shape, strides\n(in elements), "
-        "flags, owner",
-        body_size=8.5,
-    )
-    arrow(ax, (12, 49), (12, 45), "")
-    ax.text(13, 47, "every result is a DLArray", ha="left", va="center", fontsize=8.5)
-
-    # Storage, one class per memory kind.
-    box(
-        ax,
-        36,
-        23,
-        63,
-        22.5,
-        "storage",
-        "Storage: one class per memory kind  (_storage/)",
-        align="top",
-    )
-    kinds = [
-        ("imported", "another library's\nmemory:\n_core.ImportedTensor\n(_core/import.c)"),
-        ("host", "_core.HostBuffer\n256-byte aligned\n(_core/host_buffer.c)"),
-        ("CUDA", "device · managed ·\npinned\n_storage/cuda.py\n(cuda-bindings)"),
-        ("SYCL USM", "device · shared ·\nhost\n_storage/sycl.py\n(dpctl)"),
-    ]
-    for i, (title, body) in enumerate(kinds):
-        box(ax, 37.5 + i * 15.3, 29, 14.3, 13.5, "storage", title, body, body_size=7.5)
-    arrow(ax, (30, 36), (37.5, 36), "owner", label_at=(33.7, 38.4))
-    ax.text(
-        76.4,
-        26,
-        "_storage/family.py: one object per memory family\n"
-        "_transfer.py: one copy primitive; streams: _cuda/, _sycl/",
-        ha="center",
-        va="center",
-        fontsize=7.5,
-        color=EDGE["storage"],
-    )
-
-    # The C core.
-    box(ax, 1, 1, 67.5, 19, "core", "C core  (dlarray/_core/, dlarray/include/)", align="top")
-    parts = [
-        ("ABI structs", "include/dlpack_abi.h\nDLTensor, DLDevice,\nDLManagedTensor-\nVersioned"),
-        ("capsules, deleters", "_core/export.c\n__dlpack__: one block,\ncapsule, release_export"),
-        ("consumer", "_core/consumer.c,\nimport.c: from_dlpack,\nvalidate, then own"),
-        ("exchange table", "exchange_producer.c\nexchange_consumer.c\n__dlpack_c_exchange_api__"),
-    ]
-    for i, (title, body) in enumerate(parts):
-        box(ax, 2.5 + i * 16.3, 2.5, 15.5, 13.5, "core", title, body, body_size=7.5, title_size=9.5)
-    arrow(
-        ax, (12, 26.5), (12, 20), "x.__dlpack__()\nfrom_dlpack(y)", both=True, label_at=(19.5, 23.2)
-    )
-    arrow(
-        ax,
-        (44, 16),
-        (44, 29),
-        "owns the\nproducer's tensor",
-        label_at=(38.5, 25.5),
-        colour=EDGE["core"],
-        size=7.5,
-    )
-
-    # Other libraries.
-    box(
-        ax,
-        77,
-        1,
-        22,
-        19,
-        "peer",
-        "Other libraries",
-        "NumPy, PyTorch, JAX,\nCuPy, dpnp, TVM FFI,\nC extensions\n(dlarray_capi.h)",
-    )
-    arrow(ax, (68.5, 9), (77, 9), "", both=True)
-    ax.text(72.75, 13, "capsules,\nC table", ha="center", va="center", fontsize=8)
-    return fig
 
 
 # ---------------------------------------------------------------- (d) benchmark plots

@@ -1,4 +1,4 @@
-"""The tutorial's pictures, drawn at build time.
+"""The diagrams of the tutorial and the design page, drawn at build time.
 
 A local Sphinx extension beside ``dlarray_docs_figures`` (whose drawing
 helpers it uses).  On ``builder-inited`` it writes into ``docs/_generated/``:
@@ -6,7 +6,10 @@ helpers it uses).  On ``builder-inited`` it writes into ``docs/_generated/``:
 - ``one_exchange.svg``: the opening chapter's picture, one exchange from
   producer to deleter;
 - ``ownership_chain.svg``: chapter 2's chain of references from a view down
-  to the memory.
+  to the memory;
+- ``export_lifetime.svg``, ``import_lifetime.svg``: chapter 2's lifetimes of
+  an exported and an imported tensor;
+- ``layers.svg``: the design page's layers of dlarray.
 
 These figures are drawn at the width the page shows them (7.4 inches is
 furo's content column), so that their text appears at its own size: 10 to
@@ -44,6 +47,7 @@ def generate(app: Any) -> None:
             "ownership_chain.svg": draw_ownership_chain(),
             "export_lifetime.svg": draw_export_lifetime(),
             "import_lifetime.svg": draw_import_lifetime(),
+            "layers.svg": draw_layers(),
         }
         for name, fig in figures.items():
             write_if_changed(out / name, svg(fig))
@@ -583,5 +587,144 @@ def draw_import_lifetime() -> Any:
         body="one owner per import:\nviews copy the layout\nand share the owner,\nso the "
         "producer's\nmemory lives as long\nas the last view, and\nslicing never copies",
         body_size=SMALL,
+    )
+    return fig
+
+
+# ---------------------------------------------------------------- the layers (design page)
+
+
+def draw_layers() -> Any:
+    """The layers: namespace and engines, DLArray, storage, C core, peers."""
+    fig, ax = _canvas(PAGE_WIDTH, 10.2, 74, 102)
+    body = 9.0
+
+    # The namespace: validate, borrow, re-wrap; the engines beside it.
+    box(
+        ax,
+        0.5,
+        78,
+        47.5,
+        23.5,
+        "namespace",
+        "Namespace: dlarray.*, .linalg, .fft (_api/)",
+        align="top",
+        title_size=TEXT,
+    )
+    steps = [
+        ("1  validate", "the standard's rules:\ndtypes, promotion,\nscalars, devices\n(_rules.py)"),
+        ("2  borrow", "a zero-copy view\nfor the engine,\nthrough DLPack,\ncached in the array"),
+        ("3  re-wrap", "engine_call runs\nthe kernel and\ntakes its result\nas a DLArray"),
+    ]
+    for i, (title, text) in enumerate(steps):
+        box(
+            ax,
+            1.5 + i * 15.5,
+            79.5,
+            14.5,
+            17,
+            "namespace",
+            title,
+            text,
+            title_size=SMALL,
+            body_size=body,
+        )
+    for i in range(2):
+        arrow(ax, (16 + i * 15.5, 88), (17 + i * 15.5, 88))
+    box(
+        ax,
+        56,
+        78,
+        17.5,
+        23.5,
+        "engine",
+        "compute\nengines",
+        "NumPy: host\nCuPy: CUDA\ndpnp:\nSYCL USM",
+        title_size=SMALL,
+        body_size=body,
+    )
+    arrow(ax, (48, 93), (56, 93))
+    _label(ax, 52, 95.2, "views", ha="center", fontsize=8.5)
+    arrow(ax, (56, 84), (48, 84))
+    _label(ax, 52, 86.2, "results", ha="center", fontsize=8.5)
+
+    # The array object and its storage.
+    arrow(ax, (10, 78), (10, 71.5))
+    _label(ax, 11.5, 74.8, "every result is a DLArray", fontsize=body)
+    box(
+        ax,
+        0.5,
+        45,
+        24,
+        26.5,
+        "array",
+        "DLArray",
+        "_array.py (Python)\n+ ArrayBase\n(_core/array.c)\n\ndata, byte_offset,\ndevice, dtype,\n"
+        "shape, strides,\nflags, owner",
+        title_size=TEXT,
+        body_size=body,
+    )
+    arrow(ax, (24.5, 58), (29, 58))
+    _label(ax, 26.75, 60, "owner", ha="center", fontsize=body)
+    box(
+        ax,
+        29,
+        45,
+        44.5,
+        26.5,
+        "storage",
+        "Storage: one class per memory kind  (_storage/)",
+        align="top",
+        title_size=SMALL,
+    )
+    kinds = [
+        ("imported", "ImportedTensor\n(_core/import.c)"),
+        ("host", "HostBuffer, 256-byte\naligned (host_buffer.c)"),
+        ("CUDA", "device, managed, pinned\n(cuda-bindings)"),
+        ("SYCL USM", "device, shared, host\n(dpctl)"),
+    ]
+    for i, (title, text) in enumerate(kinds):
+        x, y = 30.5 + (i % 2) * 21.5, 56.5 - (i // 2) * 10.5
+        box(ax, x, y, 20.5, 9.5, "storage", title, text, title_size=SMALL, body_size=8.5)
+
+    # The C core.
+    arrow(ax, (10, 45), (10, 36.5), both=True)
+    _label(ax, 11.5, 40.8, "x.__dlpack__(), from_dlpack(y)", fontsize=body, family="monospace")
+    box(
+        ax,
+        0.5,
+        13.5,
+        73,
+        23,
+        "core",
+        "C core  (dlarray/_core/, dlarray/include/)",
+        align="top",
+        title_size=TEXT,
+    )
+    parts = [
+        ("ABI structs", "dlpack_abi.h:\nthe six structs"),
+        ("export", "export.c: one block,\nthe capsule, the\ndeleter"),
+        ("import", "consumer.c, import.c:\nvalidate, then own"),
+        ("exchange table", "exchange_producer.c\nexchange_consumer.c"),
+    ]
+    for i, (title, text) in enumerate(parts):
+        box(ax, 1.5 + i * 18, 15, 17, 15.5, "core", title, text, title_size=SMALL, body_size=8.5)
+    arrow(ax, (45, 30.5), (45, 45), colour=EDGE["core"])
+    _label(ax, 46, 40.8, "owns the\nproducer's tensor", fontsize=8.5, color=EDGE["core"])
+
+    # Other libraries.
+    arrow(ax, (37, 13.5), (37, 9), both=True)
+    _label(ax, 38.5, 11.2, "capsules and C tables", fontsize=body)
+    box(
+        ax,
+        0.5,
+        0.5,
+        73,
+        8.5,
+        "peer",
+        "other libraries",
+        "NumPy, PyTorch, JAX, CuPy, dpnp, TVM FFI; C extensions (dlarray_capi.h)",
+        title_size=SMALL,
+        body_size=body,
     )
     return fig
