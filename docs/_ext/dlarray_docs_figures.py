@@ -420,7 +420,7 @@ def plot_peers(result: Result) -> Any:
     operations = _operations(data)
     size = "1"
     c_cells = [c for c in data.get("c_level", {}).get("cells", []) if c["size"] == size]
-    fig = new_figure(10, 8.4)
+    fig = new_figure(7.4, 9.4)  # the page width: text at its own size
     grid = fig.add_gridspec(2, 1, height_ratios=(3.3, 1), hspace=0.32)
     ax = fig.add_subplot(grid[0])
     height = 0.8 / max(len(libraries), 1)
@@ -632,7 +632,7 @@ def plot_namespace(result: Result) -> Any:
     assert data is not None
     labels = [f"{r['case']}   ({r['inputs']})" for r in rows]
     ratios = [r.get("ratio_dlarray_numpy") for r in rows]
-    fig = new_figure(9, 0.36 * len(rows) + 1.7)
+    fig = new_figure(7.4, 0.36 * len(rows) + 1.7)  # the page width
     ax = fig.add_axes((0.3, 0.12, 0.66, 0.8))
     for i, (row, ratio) in enumerate(zip(rows, ratios, strict=True)):
         judged = row.get("judged", True)
@@ -721,7 +721,7 @@ def plot_conformance(result: Result) -> Any:
         "all tests": {k: data.get(k, 0) for k, _ in CONFORMANCE_OUTCOMES}
     }
     areas = list(by_file)
-    fig = new_figure(8.5, 0.27 * len(areas) + 1.9)
+    fig = new_figure(7.4, 0.27 * len(areas) + 1.9)  # the page width
     ax = fig.add_axes((0.3, 0.15, 0.68, 0.72))
     totals = [sum(by_file[a].values()) for a in areas]
     bad = [bool(by_file[a].get("failed") or by_file[a].get("xpassed")) for a in areas]
