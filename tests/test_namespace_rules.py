@@ -16,8 +16,10 @@ from __future__ import annotations
 import itertools
 import operator
 import struct
+import warnings
 
 import abi
+import numpy as np
 import pytest
 
 import dlarray as xp
@@ -337,6 +339,24 @@ def test_scalar_takes_the_array_dtype_and_value():
         assert xp.all(x * 2 == x * two)
         assert xp.all(2 + x == two + x)
         assert xp.all(x - 2 == x - two)
+
+
+@pytest.mark.parametrize("func", ["add", "multiply", "subtract", "maximum"])
+def test_a_float_scalar_beyond_the_dtype_rounds_to_inf_quietly(func):
+    # IEEE 754 rounds 1e300 to inf in float32; no RuntimeWarning from the
+    # cast, on the host's fast path and on the general one (every engine).
+    x = xp.asarray([1.0, -2.0], dtype=xp.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = getattr(xp, func)(x, 1e300)
+        reflected = getattr(xp, func)(1e300, x)
+    values = np.asarray([1.0, -2.0])
+    with np.errstate(over="ignore"):
+        expected = getattr(np, func)(values, 1e300).astype(np.float32)
+        expected_reflected = getattr(np, func)(1e300, values).astype(np.float32)
+    np.testing.assert_array_equal(np.from_dlpack(result), expected)
+    np.testing.assert_array_equal(np.from_dlpack(reflected), expected_reflected)
+    assert result.dtype == xp.float32
 
 
 def test_complex_scalar_with_float32_gives_complex64_values():

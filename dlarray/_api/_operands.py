@@ -48,18 +48,28 @@ def scalar_array(value: Any, dtype: DType, func: str, like: Any) -> Any:
     scalar takes the array's dtype), of the engine and on the device of the
     engine array ``like``."""
     try:
-        if type(like) is _ndarray:
-            try:
-                return _SCALAR_TYPES[dtype](value)
-            except KeyError:
-                pass
-        xp = namespace_of(like)
-        return xp.asarray(value, dtype=engine_dtype(xp, dtype), device=like.device)
+        if isinstance(value, int):  # an int out of range raises OverflowError
+            return _engine_scalar(value, dtype, like)
+        # A float beyond the dtype's range rounds to inf, as IEEE 754 says and
+        # the host's fast path does quietly; NumPy's cast warns (through any
+        # engine built on it), so it is silenced here.
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _engine_scalar(value, dtype, like)
     except OverflowError:
         raise OverflowError(
             f"{func}: the Python int {value} does not fit in {dtype.name}; the Array API "
             f"leaves out-of-range scalars undefined, and dlarray refuses them"
         ) from None
+
+
+def _engine_scalar(value: Any, dtype: DType, like: Any) -> Any:
+    if type(like) is _ndarray:
+        try:
+            return _SCALAR_TYPES[dtype](value)
+        except KeyError:
+            pass
+    xp = namespace_of(like)
+    return xp.asarray(value, dtype=engine_dtype(xp, dtype), device=like.device)
 
 
 def _array_and_scalar(
