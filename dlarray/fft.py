@@ -24,7 +24,7 @@ dlarray.asarray([(4+0j), 0j, 0j, 0j], dtype=dlarray.complex64)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from dlarray._api._linalg_helpers import array_arg, as_dtype, compute, int_arg
 from dlarray._array import DLArray
@@ -59,9 +59,41 @@ _NORMS = ("backward", "ortho", "forward")
 _SAME: Callable[[DType], DType] = lambda d: d  # noqa: E731
 _TO_REAL: Callable[[DType], DType] = REAL_OF.__getitem__
 _TO_COMPLEX: Callable[[DType], DType] = COMPLEX_OF.__getitem__
+_F = TypeVar("_F", bound=Callable[..., DLArray])
 
 # Each transform names its function in the engine's fft extension, looked
 # up on the input's engine (namespace_of(a).fft.<name>) at each call.
+
+
+# The transforms of one family raise the same errors: one Raises section per
+# family, written once here and put into each docstring at its {raises}.
+_ONE_AXIS_ERRORS = """Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not {kind} floating, or ``n`` is not
+        an int.
+    ValueError
+        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
+        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
+        ``'forward'``."""
+_MANY_AXES_ERRORS = """Raises
+    ------
+    TypeError
+        If ``x`` is not a DLArray, its dtype is not {kind} floating, or a size in
+        ``s`` is not an int.
+    ValueError
+        If there is no axis to transform, ``s`` is given without ``axes`` or
+        with another length, a size is below 1, ``axes`` repeats an axis or
+        one is out of range (also an ``IndexError``), or ``norm`` is not
+        ``'backward'``, ``'ortho'`` or ``'forward'``."""
+
+
+def _shares_errors(errors: str, kind: str) -> Callable[[_F], _F]:
+    def document(func: _F) -> _F:
+        func.__doc__ = (func.__doc__ or "").replace("{raises}", errors.format(kind=kind))
+        return func
+
+    return document
 
 
 def _check_norm(norm: Any, func: str) -> str:
@@ -108,21 +140,14 @@ def _one_axis(
     return as_dtype(compute(func, kernel, a, n=n, axis=ax, norm=norm), out_dtype(x.dtype))
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> DLArray:
     """The 1-d discrete Fourier transform of complex ``x`` along ``axis``.
 
     ``n`` trims or zero-pads the input to ``n`` points first.  The result
     has ``x``'s dtype.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -133,20 +158,13 @@ def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
     return _one_axis("fft", "complex floating", _SAME, x, n, axis, norm)
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def ifft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The 1-d inverse discrete Fourier transform of complex ``x``.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -157,21 +175,14 @@ def ifft(
     return _one_axis("ifft", "complex floating", _SAME, x, n, axis, norm)
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "real")
 def rfft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The 1-d discrete Fourier transform of real ``x``: the ``n//2 + 1``
     non-negative frequency terms, complex of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not real floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -182,21 +193,14 @@ def rfft(
     return _one_axis("rfft", "real floating", _TO_COMPLEX, x, n, axis, norm)
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def irfft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The inverse of :func:`rfft`: ``n`` real points (``2*(m-1)`` by default,
     for ``m`` input points) of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -216,21 +220,14 @@ def irfft(
     )
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def hfft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The transform of a signal with Hermitian symmetry, given by its first
     half ``x``: ``n`` real points (``2*(m-1)`` by default).
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -250,21 +247,14 @@ def hfft(
     )
 
 
+@_shares_errors(_ONE_AXIS_ERRORS, "real")
 def ihfft(
     x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
 ) -> DLArray:
     """The inverse of :func:`hfft` for real ``x``: ``n//2 + 1`` complex points
     of ``x``'s precision.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not real floating, or ``n`` is not
-        an int.
-    ValueError
-        If ``x`` is 0-d, ``n`` is below 1, ``axis`` is out of range (also an
-        ``IndexError``), or ``norm`` is not ``'backward'``, ``'ortho'`` or
-        ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -335,6 +325,7 @@ def _many_axes(
     return as_dtype(compute(func, kernel, a, s=sizes, axes=ax, norm=norm), out_dtype(x.dtype))
 
 
+@_shares_errors(_MANY_AXES_ERRORS, "complex")
 def fftn(
     x: DLArray,
     /,
@@ -346,16 +337,7 @@ def fftn(
     """The n-d discrete Fourier transform of complex ``x`` over ``axes``
     (all by default), trimmed or zero-padded to sizes ``s``.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
-        ``s`` is not an int.
-    ValueError
-        If there is no axis to transform, ``s`` is given without ``axes`` or
-        with another length, a size is below 1, ``axes`` repeats an axis or
-        one is out of range (also an ``IndexError``), or ``norm`` is not
-        ``'backward'``, ``'ortho'`` or ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -366,6 +348,7 @@ def fftn(
     return _many_axes("fftn", "complex floating", _SAME, x, s, axes, norm)
 
 
+@_shares_errors(_MANY_AXES_ERRORS, "complex")
 def ifftn(
     x: DLArray,
     /,
@@ -376,16 +359,7 @@ def ifftn(
 ) -> DLArray:
     """The n-d inverse discrete Fourier transform of complex ``x``.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
-        ``s`` is not an int.
-    ValueError
-        If there is no axis to transform, ``s`` is given without ``axes`` or
-        with another length, a size is below 1, ``axes`` repeats an axis or
-        one is out of range (also an ``IndexError``), or ``norm`` is not
-        ``'backward'``, ``'ortho'`` or ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -396,6 +370,7 @@ def ifftn(
     return _many_axes("ifftn", "complex floating", _SAME, x, s, axes, norm)
 
 
+@_shares_errors(_MANY_AXES_ERRORS, "real")
 def rfftn(
     x: DLArray,
     /,
@@ -407,16 +382,7 @@ def rfftn(
     """The n-d discrete Fourier transform of real ``x``; the last transformed
     axis keeps its ``s[-1]//2 + 1`` non-negative frequencies.
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not real floating, or a size in
-        ``s`` is not an int.
-    ValueError
-        If there is no axis to transform, ``s`` is given without ``axes`` or
-        with another length, a size is below 1, ``axes`` repeats an axis or
-        one is out of range (also an ``IndexError``), or ``norm`` is not
-        ``'backward'``, ``'ortho'`` or ``'forward'``.
+    {raises}
 
     Examples
     --------
@@ -427,6 +393,7 @@ def rfftn(
     return _many_axes("rfftn", "real floating", _TO_COMPLEX, x, s, axes, norm)
 
 
+@_shares_errors(_MANY_AXES_ERRORS, "complex")
 def irfftn(
     x: DLArray,
     /,
@@ -438,16 +405,7 @@ def irfftn(
     """The inverse of :func:`rfftn`: real output of sizes ``s`` (the last
     transformed axis has ``2*(m-1)`` points by default).
 
-    Raises
-    ------
-    TypeError
-        If ``x`` is not a DLArray, its dtype is not complex floating, or a size in
-        ``s`` is not an int.
-    ValueError
-        If there is no axis to transform, ``s`` is given without ``axes`` or
-        with another length, a size is below 1, ``axes`` repeats an axis or
-        one is out of range (also an ``IndexError``), or ``norm`` is not
-        ``'backward'``, ``'ortho'`` or ``'forward'``.
+    {raises}
 
     Examples
     --------
