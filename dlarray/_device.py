@@ -217,7 +217,13 @@ class Device:
         >>> dlarray.Device.from_dlpack(x.__dlpack_device__()) == x.device
         True
         """
-        device_type, device_id = pair
+        try:
+            device_type, device_id = pair
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Device.from_dlpack: expected a (device_type, device_id) pair, as "
+                f"x.__dlpack_device__() returns, got {pair!r}"
+            ) from None
         try:
             return cls(_NAMES[device_type], device_id)
         except KeyError:

@@ -60,6 +60,8 @@ CASES = [
      lambda: _float_array().__dlpack__(stream=1), ValueError, ["stream=1", "CPU", "None"]),
     ("stream 0 for CPU memory",
      lambda: _float_array().__dlpack__(stream=0), ValueError, ["stream=0", "None"]),
+    ("a device that is not a (type, id) pair", lambda: dlarray.Device.from_dlpack("x"),
+     ValueError, ["(device_type, device_id) pair", "__dlpack_device__()", "'x'"]),
     ("writing to read-only memory", lambda: _readonly_array().__setitem__(0, 1),
      ValueError, ["read-only", "copy=True"]),
     ("asarray(copy=False) of Python data", lambda: dlarray.asarray([1, 2], copy=False),
@@ -80,6 +82,8 @@ CASES = [
     ("fp4 codes out of range",
      lambda: dlarray.subbyte.from_codes([16], dlarray.float4_e2m1fn), ValueError, ["[0, 16)"]),
     # ---- TypeError: wrong types, unknown keywords ----
+    ("eye with a diagonal offset that is not an int", lambda: dlarray.eye(2, k=1.5),
+     TypeError, ["eye", "k must be an int", "1.5"]),
     ("unknown __dlpack__ keyword", lambda: _float_array().__dlpack__(colour="red"),
      TypeError, ["'colour'", "max_version"]),
     ("positional __dlpack__ argument", lambda: _float_array().__dlpack__(None),

@@ -445,6 +445,8 @@ def eye(
     dlarray.asarray([[0, 1, 0], [0, 0, 1]], dtype=dlarray.int32)
     """
     cols = n_rows if n_cols is None else n_cols
+    if not isinstance(k, int):
+        raise TypeError(f"eye: k must be an int (the diagonal's offset), got {k!r}")
     d = _standard_dtype(dtype, "eye") or _FLOAT
     out = zeros((n_rows, cols), dtype=d, device=device)
     # Python ints: k may be far outside the matrix (then the diagonal is empty).
