@@ -124,6 +124,13 @@ def from_python(obj: Any, dtype: DType | None) -> DLArray:
     """A new host array holding a Python scalar or nested sequence."""
     if dtype is None:
         parsed = np.asarray(obj)
+        if parsed.dtype.kind == "O" and all(type(v) is int for v in parsed.flat):
+            # NumPy keeps Python ints beyond 64 bits as objects.
+            raise OverflowError(
+                f"asarray: a Python int in the data does not fit in 64 bits (the largest "
+                f"is {max(parsed.flat, key=abs)}); dlarray's integer dtypes hold at most "
+                f"int64 or uint64 values"
+            )
         if parsed.dtype.kind not in _DEFAULTS:
             raise TypeError(
                 f"asarray: cannot make an array from {type(obj).__name__} data "
@@ -131,7 +138,13 @@ def from_python(obj: Any, dtype: DType | None) -> DLArray:
                 f"sequences of them"
             )
         dtype = DTYPES_BY_NAME[_DEFAULTS[parsed.dtype.kind]]
-    parsed = np.asarray(obj, dtype=numpy_dtype(dtype))
+    try:
+        parsed = np.asarray(obj, dtype=numpy_dtype(dtype))
+    except OverflowError:
+        raise OverflowError(
+            f"asarray: a Python int in the data does not fit in {dtype.name}; pass a "
+            f"dtype that holds it (dtype=dlarray.uint64 for values up to 2**64 - 1)"
+        ) from None
     out = empty(parsed.shape, dtype=dtype, padded=dtype.is_subbyte)
     if out.size:
         to_numpy(out)[...] = parsed
