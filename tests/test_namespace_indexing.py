@@ -112,6 +112,20 @@ def test_views_of_an_imported_reversed_view(key):
     np.testing.assert_array_equal(np.from_dlpack(flipped), np.flip(a, 0)[1:])
 
 
+def test_a_view_below_address_zero_is_refused():
+    # A hostile layout whose second element lies 2**63 bytes before data:
+    # the import keeps it as described, a view of that element is refused
+    # (it would start below address 0), and nothing reads there.
+    toy = xp.abi.ToyProducer()
+    memory = np.zeros(2, dtype=np.bool_)
+    x = xp.abi.consume(toy.capsule(memory, (2,), (-(2**63),)))
+    with pytest.raises(ValueError, match="addresses no real memory"):
+        x[-1]
+    with pytest.raises(ValueError, match="addresses no real memory"):
+        xp.flip(x)
+    assert np.from_dlpack(x[0]).item() is False  # the first element is fine
+
+
 def test_an_integer_per_axis_gives_a_0d_array():
     x, reference = grid()
     item = x[1, 2, 3]

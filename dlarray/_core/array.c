@@ -431,7 +431,13 @@ array_view(DLAArrayObject *self, PyObject *args)
     }
     void *data = self->data;
     if (byte_offset < 0) {
-        data = (char *)self->data + byte_offset;
+        if (!dla_rebase_before(self->data, byte_offset, &data)) {
+            PyErr_Format(PyExc_ValueError,
+                         "the view starts %llu bytes before the array's data pointer, "
+                         "below address 0: the array's layout addresses no real memory",
+                         (unsigned long long)0 - (unsigned long long)byte_offset);
+            return NULL;
+        }
         byte_offset = 0;
     }
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);

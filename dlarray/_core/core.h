@@ -139,6 +139,20 @@ dla_offset_pointer(const void *data, uint64_t byte_offset)
     return (void *)((uintptr_t)data + (uintptr_t)byte_offset);
 }
 
+/* A view that starts `offset` (< 0) bytes before `data` (of a producer's
+ * negative-stride view): its first element's address, in *out.  False when
+ * that address would be below 0, a layout that addresses no memory. */
+static inline bool
+dla_rebase_before(const void *data, int64_t offset, void **out)
+{
+    uint64_t back = (uint64_t)0 - (uint64_t)offset; /* |offset|, INT64_MIN too */
+    if (back > (uint64_t)(uintptr_t)data) {
+        return false;
+    }
+    *out = (void *)((uintptr_t)data - (uintptr_t)back);
+    return true;
+}
+
 /* ---- dtype_table.c ---- */
 typedef struct {
     const char *name; /* the dtype's name in dlarray, e.g. "float8_e4m3fn" */

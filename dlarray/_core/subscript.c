@@ -197,8 +197,11 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
         /* The view starts before `data`: a producer's negative-stride view
          * (NumPy's a[::-1] exports data at its last element).  The element
          * is in the producer's memory, so the view's data is its address
-         * and its byte_offset 0; the byte_offset field cannot go negative. */
-        data = (char *)self->data + byte_offset;
+         * and its byte_offset 0; the byte_offset field cannot go negative.
+         * An address below 0 is a layout that addresses no memory. */
+        if (!dla_rebase_before(self->data, byte_offset, &data)) {
+            goto layout_overflow;
+        }
         byte_offset = 0;
     }
     result = (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset, self->device,
