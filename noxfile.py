@@ -6,7 +6,8 @@ nox -s lint         ruff
 nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
 nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
 nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
-nox -s cuda         the GPU suite, on a machine with an NVIDIA GPU (no network needed)
+nox -s cuda         the GPU check, tests/cuda/device_check.sh (no network, no venv)
+nox -s oracle       the differential oracle of the numbers, longer (-- --examples N)
 nox -s sycl         the SYCL suite on Intel's OpenCL CPU runtime (a real SYCL device)
 nox -s docs         the documentation site (Sphinx, warnings as errors) and its doctests
 nox -s sanitize     the test suite against a core built with AddressSanitizer and UBSan
@@ -40,7 +41,10 @@ nox.options.reuse_existing_virtualenvs = False
 # hypothesis is pinned: its releases change which examples tests generate.
 # 6.170 needs Python >= 3.11; 6.168.5 is the newest for 3.10 (and has the
 # 2025.12 Array API strategies, which arrived in 6.151).
-TEST_DEPS = ["pytest>=8", "ml_dtypes>=0.5"]
+TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.5"]
+# The suite runs on every core (pytest-xdist): its tests are independent, and
+# on a 2-core machine this halves its time (issue 29).
+PARALLEL = ["-n", "auto"]
 HYPOTHESIS = "hypothesis==6.170.15"
 HYPOTHESIS_PY310 = "hypothesis==6.168.5"
 # The CuPy release the call-shape test checks dlarray against.
@@ -80,6 +84,7 @@ def _run_pytest(session: nox.Session) -> None:
             "no:cacheprovider",
             "--rootdir",
             str(ROOT),
+            *PARALLEL,
             *session.posargs,
         )
 
@@ -300,6 +305,7 @@ def foreign_engine(session: nox.Session) -> None:
             "no:cacheprovider",
             "--rootdir",
             str(ROOT),
+            *PARALLEL,
             *session.posargs,
             env=env,
         )
@@ -308,6 +314,31 @@ def foreign_engine(session: nox.Session) -> None:
             session.run("python", str(ROOT / "array_api_conformance" / "run.py"), env=env)
         else:
             session.log("ARRAY_API_TESTS_DIR is not set: the conformance suite is not run")
+
+
+@nox.session
+def oracle(session: nox.Session) -> None:
+    """The differential oracle (tests/oracle/) run longer: every reduction,
+    scan, statistical and elementwise function against exact or
+    higher-precision arithmetic, at every size threshold of the code.  The
+    default suite runs it with a few examples per test; here
+    ``-- --examples N`` sets hypothesis's examples per test (default 200),
+    and any other argument after ``--`` goes to pytest."""
+    args = list(session.posargs)
+    examples = "200"
+    if "--examples" in args:
+        at = args.index("--examples")
+        if at + 1 >= len(args) or not args[at + 1].isdigit():
+            session.error("oracle: --examples needs a whole number, e.g. -- --examples 1000")
+        examples = args[at + 1]
+        del args[at : at + 2]
+    session.install(".", *TEST_DEPS, HYPOTHESIS)
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            "pytest", str(ROOT / "tests" / "oracle"), "-p", "no:cacheprovider",
+            "--rootdir", str(ROOT), *PARALLEL, *args,
+            env={"DLARRAY_ORACLE_EXAMPLES": examples},
+        )  # fmt: skip
 
 
 # ---- hardening: sanitizers, fuzzing, thread soaks ----
@@ -371,7 +402,9 @@ def sanitize(session: nox.Session) -> None:
     shutil.rmtree(source, ignore_errors=True)
     shutil.copytree(
         ROOT, source,
-        ignore=shutil.ignore_patterns(".git", ".nox", "build", "*.so", "_build", "__pycache__"),
+        ignore=shutil.ignore_patterns(
+            ".git", ".nox", ".venv", ".whl", "build", "*.so", "_build", "__pycache__"
+        ),
     )  # fmt: skip
     session.install(*TEST_DEPS, HYPOTHESIS, "numpy", "setuptools>=68")
     session.install(
@@ -393,7 +426,7 @@ def sanitize(session: nox.Session) -> None:
         )  # fmt: skip
         session.run(
             "pytest", str(ROOT / "tests"), "-p", "no:cacheprovider", "--rootdir", str(ROOT),
-            "-q", *session.posargs, env=env,
+            "-q", *PARALLEL, *session.posargs, env=env,
         )  # fmt: skip
 
 
@@ -569,48 +602,15 @@ _SYCL_CHECK = (
 
 @nox.session(venv_backend="none")
 def cuda(session: nox.Session) -> None:
-    """The GPU suite and benchmark, on a machine with an NVIDIA GPU.
+    """The GPU check, on a machine with an NVIDIA GPU: tests/cuda/device_check.sh.
 
     GPU machines often have no network, so this session makes no virtualenv
-    and downloads nothing: it builds dlarray into the running Python, which
-    must already hold torch, CuPy, array-api-compat, JAX, cuda-bindings,
-    pytest and the build tools (setuptools), then runs every test (the ``cuda``-marked ones
-    included) and the CUDA benchmark.  Extra pytest arguments go after
-    ``--``.
+    and downloads nothing: the script builds dlarray in place for the running
+    Python (``DLARRAY_PYTHON``, default python3), which must already hold
+    torch, CuPy, array-api-compat (or its wheel in .whl/), JAX,
+    cuda-bindings, pytest and pytest-xdist, runs the whole suite and the
+    CUDA benchmark, and writes its report into the folder given after
+    ``--`` (default ./device-check).  tests/cuda/README.md says more.
     """
-    python = os.environ.get("DLARRAY_PYTHON", "python3")
-    session.run(
-        python,
-        "-m",
-        "pip",
-        "install",
-        "--no-build-isolation",
-        "--no-deps",
-        "-q",
-        ".",
-        external=True,
-    )
-    session.run(python, "-c", _GPU_CHECK, external=True)
-    with session.chdir(session.create_tmp()):
-        session.run(
-            python,
-            "-m",
-            "pytest",
-            str(ROOT / "tests"),
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(ROOT),
-            "-rs",
-            *session.posargs,
-            external=True,
-        )
-    session.run(python, str(ROOT / "benchmarks" / "bench_cuda.py"), external=True)
-
-
-# Fails the session at once, with the reason, where no GPU can be used.
-_GPU_CHECK = (
-    "from dlarray._cuda.runtime import runtime; import dlarray; rt = runtime(); "
-    "print('dlarray', dlarray.__version__, 'sees', rt.device_count(), 'GPU(s):', "
-    "dlarray.__array_namespace_info__().devices())"
-)
+    session.run("bash", str(ROOT / "tests" / "cuda" / "device_check.sh"), *session.posargs,
+                external=True)  # fmt: skip
