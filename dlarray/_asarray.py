@@ -49,14 +49,17 @@ def asarray(
     Raises
     ------
     TypeError
-        If ``obj`` cannot be an array (an object, strings, ints too large for
-        int64: NumPy reads them as ``object``), ``dtype`` is not a dlarray
-        dtype or its name, ``device`` is not a device, or ``copy`` is not None
-        or a bool.
+        If ``obj`` cannot be an array (an object, strings), ``dtype`` is not a
+        dlarray dtype or its name, ``device`` is not a device, or ``copy`` is
+        not None or a bool.
     ValueError
         If ``copy=False`` and a copy is needed (Python data, a NumPy scalar, a
         different ``dtype`` or ``device``), as the Array API specifies; if
-        nested sequences are ragged; if ``device`` names an unknown kind.
+        nested sequences are ragged or nest more than 64 deep (an array has at
+        most 64 dimensions); if ``device`` names an unknown kind.
+    OverflowError
+        If a Python int in the data does not fit in 64 bits
+        (``[-2**63, 2**64 - 1]``), or in ``dtype``.
     BufferError
         If a DLPack producer refuses the export (its own error, passed on), or
         its tensor cannot be imported (see :func:`dlarray.from_dlpack`).
@@ -102,16 +105,19 @@ def asarray(
         x = _from_usm_memory(obj)
     else:
         try:
-            view = memoryview(obj)
+            view: memoryview | None = memoryview(obj)
         except TypeError:
-            if copy is False:
-                raise ValueError(
-                    f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
-                    f"making an array of it always copies; pass copy=None"
-                ) from None
-            x, copied = from_python(obj, want_dtype), True
-        else:
+            view = None  # Python data (read below, outside this handler, so
+            # that its errors do not show this one as their context)
+        if view is not None:
             x = from_numpy(np.asarray(view))
+        elif copy is False:
+            raise ValueError(
+                f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
+                f"making an array of it always copies; pass copy=None"
+            )
+        else:
+            x, copied = from_python(obj, want_dtype), True
 
     if want_dtype is not None and want_dtype is not x.dtype:
         if copy is False:

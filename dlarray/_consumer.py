@@ -70,7 +70,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> D
     BufferError
         If the data cannot be exchanged: the producer's own refusal, a
         tensor dlarray cannot import (unsupported device, vector lanes, a
-        DLPack major version other than 1), or a needed copy under
+        DLPack major version other than 1, more than 64 dimensions, a shape
+        too big for NumPy -- nonzero extents times the element's bytes past
+        2**63 - 1, even when empty), or a needed copy under
         ``copy=False``.  :class:`dlarray.CUDAUnavailableError` and
         :class:`dlarray.SYCLUnavailableError` when ``device`` names GPU
         memory this process cannot reach.

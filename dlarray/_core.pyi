@@ -14,6 +14,8 @@ FLAG_IS_SUBBYTE_TYPE_PADDED: Final[int]
 ARRAY_READONLY: Final[int]
 ARRAY_PADDED: Final[int]
 HOST_ALIGNMENT: Final[int]
+#: The most axes an array may have (NumPy's limit).
+MAX_NDIM: Final[int]
 #: The memory family of each DLPack 1.3 device type, as the C core drives
 #: it (the C device table, dlarray/_core/device_table.c): "host" (kDLCPU),
 #: "cuda" (kDLCUDA, kDLCUDAHost, kDLCUDAManaged), "sycl" (kDLOneAPI), "none"
@@ -96,6 +98,7 @@ def set_general_from_dlpack(func: Any, /) -> None: ...
 def set_stream_choice(func: Callable[[int, int], Any], /) -> None: ...
 def set_sycl_importer(func: Any, /) -> None: ...
 def set_exchange_hooks(work_stream: Any, allocate: Any, order_import: Any, /) -> None: ...
+def check_shape(shape: tuple[int, ...], dtype: tuple[int, int, int], /) -> None: ...
 def new_array(
     owner: object,
     data: int,

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import CPU, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
@@ -21,6 +22,7 @@ from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_o
 from dlarray._storage.allocation import new_array
 
 DEFAULT_FLOAT = DTYPES_BY_NAME["float64"]
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
 def _as_shape(shape: Any) -> tuple[int, ...]:
@@ -29,12 +31,23 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
     else:
         dims = (shape,)
     try:
+        # A bool is no length, although Python makes it an int.
+        if any(isinstance(d, bool) for d in dims):
+            raise TypeError
         result = tuple(operator.index(d) for d in dims)
     except TypeError:
         raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
     if any(d < 0 for d in result):
-        raise ValueError(f"shape {result} has a negative extent")
+        raise ValueError(
+            f"shape {result} has a negative extent; the length of each axis is 0 or more"
+        )
     return result
+
+
+def _as_padded(padded: Any, func: str) -> bool:
+    if not isinstance(padded, bool):
+        raise TypeError(f"{func}(padded={padded!r}): padded must be True or False")
+    return padded
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = False) -> DLArray:
@@ -54,10 +67,13 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     Raises
     ------
     TypeError
-        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
-        dlarray dtype or its name, or ``device`` is not a device.
+        If ``shape`` is not an int or a tuple of ints (a bool is neither),
+        ``dtype`` is not a dlarray dtype or its name, ``device`` is not a
+        device, or ``padded`` is not a bool.
     ValueError
-        If ``shape`` has a negative extent or is too big to address, or
+        If ``shape`` has a negative extent, more than 64 dimensions, or
+        nonzero extents whose product times the element's bytes passes
+        2**63 - 1 (NumPy's limits; an empty shape too), or
         ``device`` names an unknown kind.
     BufferError
         If memory cannot be allocated on ``device``:
@@ -78,7 +94,7 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
         CPU if device is None else as_device(device),
         zero=False,
-        padded=padded,
+        padded=_as_padded(padded, "empty"),
     )
 
 
@@ -88,10 +104,13 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
     Raises
     ------
     TypeError
-        If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
-        dlarray dtype or its name, or ``device`` is not a device.
+        If ``shape`` is not an int or a tuple of ints (a bool is neither),
+        ``dtype`` is not a dlarray dtype or its name, ``device`` is not a
+        device, or ``padded`` is not a bool.
     ValueError
-        If ``shape`` has a negative extent or is too big to address, or
+        If ``shape`` has a negative extent, more than 64 dimensions, or
+        nonzero extents whose product times the element's bytes passes
+        2**63 - 1 (NumPy's limits; an empty shape too), or
         ``device`` names an unknown kind.
     BufferError
         If memory cannot be allocated on ``device``:
@@ -112,7 +131,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
         CPU if device is None else as_device(device),
         zero=True,
-        padded=padded,
+        padded=_as_padded(padded, "zeros"),
     )
 
 
@@ -123,23 +142,23 @@ _DEFAULTS = {"b": "bool", "i": "int64", "u": "int64", "f": "float64", "c": "comp
 def from_python(obj: Any, dtype: DType | None) -> DLArray:
     """A new host array holding a Python scalar or nested sequence."""
     if dtype is None:
-        parsed = np.asarray(obj)
+        parsed = _parse(obj)
         if parsed.dtype.kind == "O" and all(type(v) is int for v in parsed.flat):
             # NumPy keeps Python ints beyond 64 bits as objects.
+            outside = [v for v in parsed.flat if not _INT64_MIN <= v <= _UINT64_MAX]
             raise OverflowError(
-                f"asarray: a Python int in the data does not fit in 64 bits (the largest "
-                f"is {max(parsed.flat, key=abs)}); dlarray's integer dtypes hold at most "
-                f"int64 or uint64 values"
+                f"asarray: the Python int {outside[0]} in the data does not fit in 64 "
+                f"bits: dlarray's integer dtypes hold values in [{_INT64_MIN}, "
+                f"{_UINT64_MAX}] (int64 below 0, uint64 above 2**63 - 1)"
             )
         if parsed.dtype.kind not in _DEFAULTS:
             raise TypeError(
-                f"asarray: cannot make an array from {type(obj).__name__} data "
-                f"(NumPy read it as {parsed.dtype}); pass numbers, bools or nested "
-                f"sequences of them"
+                f"asarray: the data holds {_first_non_number(obj)}, and dlarray arrays "
+                f"hold numbers; pass numbers, bools or nested sequences of them"
             )
         dtype = DTYPES_BY_NAME[_DEFAULTS[parsed.dtype.kind]]
     try:
-        parsed = np.asarray(obj, dtype=numpy_dtype(dtype))
+        parsed = _parse(obj, numpy_dtype(dtype))
     except OverflowError:
         raise OverflowError(
             f"asarray: a Python int in the data does not fit in {dtype.name}; pass a "
@@ -149,6 +168,40 @@ def from_python(obj: Any, dtype: DType | None) -> DLArray:
     if out.size:
         to_numpy(out)[...] = parsed
     return out
+
+
+def _first_non_number(obj: Any) -> str:
+    """The first value of Python data that is not a number or bool, described
+    for a message ("a str ('x')"), or what the data is when none is found."""
+    pending = [obj]
+    while pending:
+        value = pending.pop(0)
+        if isinstance(value, (bool, int, float, complex)):
+            continue
+        if isinstance(value, (list, tuple)):
+            pending[:0] = value
+            continue
+        return f"a {type(value).__name__} ({value!r:.40})"
+    return f"{type(obj).__name__} data NumPy cannot read as numbers"
+
+
+def _parse(obj: Any, dtype: Any = None) -> np.ndarray:
+    """NumPy's reading of Python data, its ragged and too-deep nestings
+    refused in dlarray's words (NumPy's ValueError names neither)."""
+    try:
+        return np.asarray(obj, dtype=dtype)
+    except ValueError as exc:
+        if "maximum number of dimension" in str(exc):
+            raise ValueError(
+                f"asarray: the data nests sequences more than {_core.MAX_NDIM} deep; "
+                f"dlarray arrays have at most {_core.MAX_NDIM} dimensions (NumPy's limit)"
+            ) from None
+        if "inhomogeneous" in str(exc):
+            raise ValueError(
+                "asarray: the nested sequences are ragged (sequences at one depth differ "
+                "in length); make every sequence at each depth the same length"
+            ) from None
+        raise
 
 
 def cast(x: DLArray, dtype: DType) -> DLArray:

@@ -12,6 +12,7 @@ which kind a pointer is; dpctl does), and a bare ``(14, i)`` pair means
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 import operator
 from typing import Final
@@ -205,6 +206,8 @@ class Device:
         ------
         BufferError
             If the device type is not one DLPack defines (dlarray cannot name it).
+        TypeError
+            If the device type or id is not an int (``bool`` included).
         ValueError
             If ``pair`` is not a pair, or its device id is outside DLPack's range.
 
@@ -224,10 +227,21 @@ class Device:
                 f"Device.from_dlpack: expected a (device_type, device_id) pair, as "
                 f"x.__dlpack_device__() returns, got {pair!r}"
             ) from None
-        try:
-            return cls(_NAMES[device_type], device_id)
-        except KeyError:
-            raise BufferError(f"unknown DLPack device type {device_type}") from None
+        for what, value in (("device_type", device_type), ("device_id", device_id)):
+            if not hasattr(type(value), "__index__") or isinstance(value, bool):
+                raise TypeError(
+                    f"Device.from_dlpack({pair!r}): {what} must be an int, got "
+                    f"{type(value).__name__} {value!r}"
+                )
+        device_type, device_id = operator.index(device_type), operator.index(device_id)
+        if device_type not in _NAMES:
+            # The data of such a device cannot be exchanged: BufferError.
+            raise BufferError(
+                f"Device.from_dlpack({pair!r}): unknown DLPack device type {device_type}; "
+                f"the known types are "
+                f"{', '.join(f'{int(t)} ({n})' for t, n in _NAMES.items())}"
+            )
+        return cls(_NAMES[device_type], device_id)
 
     @property
     def kind(self) -> str:
@@ -321,10 +335,27 @@ def device_of(pair: tuple[int, int], owner: object) -> Device:
     return Device.from_dlpack(pair)
 
 
+#: Names other libraries use for a kind, and what dlarray calls it.
+_GUESSES: Final = {"gpu": "cuda", "nvidia": "cuda", "cupy": "cuda", "host": "cpu",
+                   "numpy": "cpu", "pinned": "cuda_host", "managed": "cuda_managed",
+                   "xpu": "sycl", "oneapi": "sycl", "hip": "rocm"}  # fmt: skip
+
+
 def _unknown_kind(kind: str) -> str:
     """The message for a device kind dlarray does not know; 'cuda:1' is how
     PyTorch writes an index, so it gets the two ways dlarray takes one."""
-    message = f"unknown device kind {kind!r}; known kinds: {', '.join(KINDS)}"
+    guess = _GUESSES.get(kind.lower()) or next(
+        iter(difflib.get_close_matches(kind.lower(), KINDS, n=1, cutoff=0.6)), None
+    )
+    allocated = [k.name for k in KINDS.values() if k.family != "none"]
+    exchanged = [k.name for k in KINDS.values() if k.family == "none"]
+    message = f"unknown device kind {kind!r}"
+    if guess is not None and guess != kind:
+        message += f"; did you mean {guess!r}?"
+    message += (
+        f" dlarray allocates memory of the kinds {', '.join(allocated)}; the other "
+        f"DLPack kinds it only exchanges: {', '.join(exchanged)}"
+    )
     name, colon, index = kind.partition(":")
     if colon and name in KINDS:
         index = index if index.isdigit() else "0"

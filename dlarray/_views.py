@@ -20,6 +20,8 @@ import dlarray._core as _core
 # the type of its parent.
 Array = TypeVar("Array", bound=_core.ArrayBase)
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
 
 def _make_view(
     x: Array, shape: tuple[int, ...], strides: tuple[int, ...], offset_elements: int
@@ -41,7 +43,26 @@ def _make_view(
         byte_offset = x._byte_offset + offset_bits // 8
     else:
         byte_offset = x._byte_offset + offset_elements * dtype.itemsize
+    if not all(_INT64_MIN <= v <= _INT64_MAX for v in (*strides, byte_offset)):
+        # As subscript.c's: only a producer's layout reaching past the
+        # address space gets here (Python ints do not overflow, _view would).
+        raise ValueError(
+            "the view's strides or offset overflow 64-bit byte arithmetic, so the "
+            "array's layout (see x.strides) addresses no real memory. Ask its "
+            "producer for a valid layout"
+        )
     return cast(Array, x._view(shape, strides, byte_offset))
+
+
+def _sliced_stride(stride: int, step: int, length: int) -> int:
+    """The stride of an axis sliced with ``step``, as subscript.c computes
+    it: a product beyond int64 can only come from a step past the axis'
+    end, where at most one element is taken and the stride never
+    addresses memory, so the parent's is kept."""
+    scaled = stride * step
+    if length <= 1 and not _INT64_MIN <= scaled <= _INT64_MAX:
+        return stride
+    return scaled
 
 
 def basic_index(x: Array, key: Any) -> Array:
@@ -75,7 +96,7 @@ def basic_index(x: Array, key: Any) -> Array:
             start, stop, step = k.indices(shape[axis])
             length = len(range(start, stop, step))
             new_shape.append(length)
-            new_strides.append(strides[axis] * step)
+            new_strides.append(_sliced_stride(strides[axis], step, length))
             if length:
                 offset += start * strides[axis]
             axis += 1

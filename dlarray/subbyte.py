@@ -36,9 +36,24 @@ from dlarray._engine import numpy_engine
 _UINT8 = DTYPES_BY_NAME["uint8"]
 
 
-def _require_subbyte(dtype: DType) -> None:
+def _require_subbyte(dtype: DType, func: str) -> None:
     if not dtype.is_subbyte:
-        raise TypeError(f"{dtype.name} is not a sub-byte dtype (fp6 or fp4)")
+        raise TypeError(
+            f"subbyte.{func}: {dtype.name} is not a sub-byte dtype (fp6 or fp4); pass one "
+            f"such as dlarray.float4_e2m1fn"
+        )
+
+
+def _require_subbyte_array(x: Any, func: str) -> DLArray:
+    """``x``, checked to be a DLArray of a sub-byte dtype (TypeError naming
+    ``func`` otherwise)."""
+    if not isinstance(x, DLArray):
+        raise TypeError(
+            f"subbyte.{func}(x) takes a DLArray of a sub-byte dtype (fp6 or fp4), got "
+            f"{type(x).__name__}; make one with subbyte.from_codes"
+        )
+    _require_subbyte(x.dtype, func)
+    return x
 
 
 def is_padded(x: DLArray) -> bool:
@@ -77,9 +92,7 @@ def is_padded(x: DLArray) -> bool:
     >>> bool(flags & abi.IS_SUBBYTE_TYPE_PADDED)
     True
     """
-    if not isinstance(x, DLArray):
-        raise TypeError(f"is_padded() takes a DLArray, got {type(x).__name__}")
-    _require_subbyte(x.dtype)
+    _require_subbyte_array(x, "is_padded")
     return bool(x._padded)
 
 
@@ -99,7 +112,7 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     ------
     TypeError
         If ``dtype`` is not a dlarray dtype (or its name), is not a sub-byte
-        dtype, or ``codes`` are not integers.
+        dtype, ``codes`` are not integers, or ``padded`` is not a bool.
     ValueError
         If a code does not fit in the dtype's bits (below 0 or at least
         ``2**bits``).
@@ -119,7 +132,9 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     True
     """
     dtype = as_dtype(dtype)
-    _require_subbyte(dtype)
+    _require_subbyte(dtype, "from_codes")
+    if not isinstance(padded, bool):
+        raise TypeError(f"subbyte.from_codes(padded={padded!r}): padded must be True or False")
     values = np.asarray(codes)
     if values.dtype.kind not in "iu":
         raise TypeError(f"codes must be integers, got {values.dtype}")
@@ -152,7 +167,7 @@ def packed_bytes(x: DLArray) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x``'s dtype is not a sub-byte dtype.
+        If ``x`` is not a DLArray, or its dtype is not a sub-byte dtype.
     ValueError
         If ``x`` is padded (see :func:`is_padded`): it has no packed bytes;
         :func:`pack` makes a packed copy.
@@ -170,7 +185,7 @@ def packed_bytes(x: DLArray) -> DLArray:
     >>> subbyte.packed_bytes(subbyte.from_codes([0, 1, 0], dlarray.float6_e3m2fn))
     dlarray.asarray([64, 0, 0], dtype=dlarray.uint8)
     """
-    _require_subbyte(x.dtype)
+    _require_subbyte_array(x, "packed_bytes")
     if x._padded:
         raise ValueError("the array is padded, not packed; see subbyte.pack")
     nbytes = (x.size * x.dtype.bits + 7) // 8
@@ -194,7 +209,7 @@ def to_codes(x: DLArray) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x``'s dtype is not a sub-byte dtype.
+        If ``x`` is not a DLArray, or its dtype is not a sub-byte dtype.
 
     Examples
     --------
@@ -204,7 +219,7 @@ def to_codes(x: DLArray) -> DLArray:
     >>> subbyte.to_codes(x)
     dlarray.asarray([[1, 2, 3], [4, 5, 63]], dtype=dlarray.uint8)
     """
-    _require_subbyte(x.dtype)
+    _require_subbyte_array(x, "to_codes")
     if x._padded:
         return cast(retag(x, _UINT8, padded=False), _UINT8)
     n, bits = x.size, x.dtype.bits
@@ -222,7 +237,7 @@ def pad(x: DLArray) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x``'s dtype is not a sub-byte dtype.
+        If ``x`` is not a DLArray, or its dtype is not a sub-byte dtype.
 
     Examples
     --------
@@ -232,6 +247,7 @@ def pad(x: DLArray) -> DLArray:
     >>> subbyte.is_padded(p), subbyte.to_codes(p)
     (True, dlarray.asarray([1, 2, 3], dtype=dlarray.uint8))
     """
+    _require_subbyte_array(x, "pad")
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=True)
 
 
@@ -241,7 +257,7 @@ def pack(x: DLArray) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x``'s dtype is not a sub-byte dtype.
+        If ``x`` is not a DLArray, or its dtype is not a sub-byte dtype.
 
     Examples
     --------
@@ -252,4 +268,5 @@ def pack(x: DLArray) -> DLArray:
     >>> subbyte.is_padded(x), subbyte.packed_bytes(x)  # 3 elements in 2 bytes
     (False, dlarray.asarray([33, 3], dtype=dlarray.uint8))
     """
+    _require_subbyte_array(x, "pack")
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)

@@ -498,15 +498,29 @@ def test_allocator_takes_the_gil_itself(api, dtype, rc, errors):
         et.call_deleter(allocation.out)
 
 
-def test_allocator_without_set_error_leaves_the_exception_set(api):
-    # Nowhere else to report: the exception stays set (the PYFUNCTYPE call
-    # raises it).
-    function = et.ALLOCATOR(api.pointer(ALLOCATOR))
+def test_allocator_without_set_error_reports_by_its_return_code_alone(api):
+    # With the GIL held: the exception used to stay set (a PYFUNCTYPE call
+    # raised it; a C caller got -1 *and* a pending exception).
     prototype = et.prototype_tensor((3,), (2, 32, 2))
     out = et.ManagedPtr()
-    with pytest.raises(BufferError):
-        function(ctypes.byref(prototype), ctypes.byref(out), None, et.SetErrorFn())
+    rc, left = api.status(
+        ALLOCATOR, ctypes.pointer(prototype), ctypes.pointer(out), ctypes.c_void_p(None),
+        et.SetErrorFn(),
+    )  # fmt: skip
+    assert (rc, left) == (-1, None)
     assert not out
+
+
+def test_allocator_without_set_error_and_without_the_gil_leaves_no_exception(api):
+    # Issue 28: called through CFUNCTYPE (the GIL released) with SetError
+    # NULL, the allocator left its BufferError set on this thread's state,
+    # where it surfaced at the next Python C call (PyErr_Occurred here).
+    function = et.ALLOCATOR_NOGIL(api.pointer(ALLOCATOR))
+    prototype = et.prototype_tensor((3,), (2, 32, 2))
+    out = et.ManagedPtr()
+    assert function(ctypes.byref(prototype), ctypes.byref(out), None, et.SetErrorFn()) == -1
+    assert not out
+    assert et.PyErr_Occurred() is None  # raises the exception if one is set
 
 
 # ---- current_work_stream ----

@@ -13,6 +13,7 @@ copied), so every array a creation function returns owns dlarray memory.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ __all__ = [
     "zeros_like",
 ]
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _BOOL, _INT, _FLOAT, _COMPLEX = (
     as_dtype("bool"),
     DEFAULT_DTYPES["integral"],
@@ -63,6 +65,17 @@ def _standard_dtype(dtype: Any, func: str) -> DType | None:
     if d not in CATEGORIES["all"]:
         raise TypeError(f"{func}: {d.name} is not one of the Array API's dtypes")
     return d
+
+
+def _int_argument(value: Any, name: str, func: str, meaning: str = "") -> int:
+    """``value`` as an int: anything with ``__index__`` but a bool (TypeError
+    naming the argument otherwise)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        meaning = f" ({meaning})" if meaning else ""
+        raise TypeError(
+            f"{func}: {name} must be an int{meaning}, got {type(value).__name__} {value!r}"
+        )
+    return operator.index(value)
 
 
 def _default_for(value: Any, func: str) -> DType:
@@ -141,7 +154,10 @@ def _fill_value(value: Any, dtype: DType, func: str) -> Any:
             raise ValueError(f"{func}: fill_value {value!r} has no {dtype.name} value") from None
     bounds = _INT_BOUNDS.get(dtype)
     if bounds is not None and not bounds[0] <= value <= bounds[1]:
-        raise OverflowError(f"{func}: fill_value {value} does not fit in {dtype.name}")
+        raise OverflowError(
+            f"{func}: fill_value {value} does not fit in {dtype.name}, whose values lie in "
+            f"[{bounds[0]}, {bounds[1]}]; pass a dtype that holds it"
+        )
     return value
 
 
@@ -181,7 +197,9 @@ def full(
         ``fill_value`` is not a Python bool, int, float or complex (for an
         array, use :func:`broadcast_to`).
     ValueError
-        If ``shape`` has a negative extent or is too big to address, or
+        If ``shape`` has a negative extent, more than 64 dimensions, or
+        nonzero extents whose product times the element's bytes passes
+        2**63 - 1 (NumPy's limits; an empty shape too), or
         ``device`` names an unknown kind.
     BufferError
         If memory cannot be allocated on ``device``:
@@ -213,7 +231,9 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
         If ``shape`` is not an int or a tuple of ints, ``dtype`` is not a
         dlarray dtype or its name, or ``device`` is not a device.
     ValueError
-        If ``shape`` has a negative extent or is too big to address, or
+        If ``shape`` has a negative extent, more than 64 dimensions, or
+        nonzero extents whose product times the element's bytes passes
+        2**63 - 1 (NumPy's limits; an empty shape too), or
         ``device`` names an unknown kind.
     BufferError
         If memory cannot be allocated on ``device``:
@@ -373,7 +393,11 @@ def arange(
         If ``start``, ``stop`` or ``step`` is not an int or a float, or
         ``dtype`` is not a real-valued dtype.
     ValueError
-        If ``step`` is 0, or ``device`` names an unknown kind.
+        If ``step`` is 0, ``start``, ``stop`` or ``step`` is not finite (inf,
+        nan), the length is too big for an array, or ``device`` names an
+        unknown kind.
+    OverflowError
+        If integer arguments give values outside int64.
     BufferError
         If memory cannot be allocated on ``device``.
 
@@ -391,13 +415,19 @@ def arange(
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if type(v) not in (int, float):
             raise TypeError(f"arange: {name} must be an int or a float, got {v!r}")
+        if not math.isfinite(v):
+            raise ValueError(
+                f"arange: {name} is {v!r}; start, stop and step must be finite numbers"
+            )
     if step == 0:
         raise ValueError("arange: step must not be 0")
     ints = all(type(v) is int for v in (start, stop, step))
     d = _standard_dtype(dtype, "arange") or (_INT if ints else _FLOAT)
     if d not in CATEGORIES["real-valued"]:
         raise TypeError(f"arange: dtype must be a real-valued dtype, got {d.name}")
-    length = max(0, math.ceil((stop - start) / step))
+    length = _arange_length(start, stop, step, ints)
+    if length == 1:
+        step = 0 if ints else 0.0  # one value: a step past the end is never taken
     out = empty((length,), dtype=d, device=device)
     if length:
         # start + i*step, computed by the engine on the array's device in
@@ -410,6 +440,29 @@ def arange(
             values = start + xp.arange(length, dtype=xp.float64, device=a.device) * step
         write(a, Ellipsis, xp.astype(values, a.dtype, copy=False))
     return out
+
+
+def _arange_length(start: float, stop: float, step: float, ints: bool) -> int:
+    """``ceil((stop - start) / step)``, at least 0; for ints exactly, and
+    refused when a value or the step leaves int64, where the engine computes."""
+    if not ints:
+        quotient = (stop - start) / step
+        if not math.isfinite(quotient):  # finite arguments, overflowing quotient
+            raise ValueError(
+                f"arange({start}, {stop}, {step}): (stop - start) / step is {quotient}, "
+                f"no array length; use a larger step"
+            )
+        return max(0, math.ceil(quotient))
+    length = max(0, int(-((start - stop) // step)))  # exact for ints: no rounding
+    last = start + (length - 1) * step
+    used = (start, last, step) if length > 1 else (start,)  # one value takes no step
+    if length and not all(_INT64_MIN <= v <= _INT64_MAX for v in used):
+        raise OverflowError(
+            f"arange({start}, {stop}, {step}): the values or the step leave int64's range "
+            f"[{_INT64_MIN}, {_INT64_MAX}], in which dlarray computes integer ranges; "
+            f"pass floats for a float64 range"
+        )
+    return length
 
 
 def eye(
@@ -445,8 +498,9 @@ def eye(
     dlarray.asarray([[0, 1, 0], [0, 0, 1]], dtype=dlarray.int32)
     """
     cols = n_rows if n_cols is None else n_cols
-    if not isinstance(k, int):
-        raise TypeError(f"eye: k must be an int (the diagonal's offset), got {k!r}")
+    k = _int_argument(k, "k", "eye", "the diagonal's offset")
+    n_rows = _int_argument(n_rows, "n_rows", "eye")
+    cols = _int_argument(cols, "n_cols", "eye")
     d = _standard_dtype(dtype, "eye") or _FLOAT
     out = zeros((n_rows, cols), dtype=d, device=device)
     # Python ints: k may be far outside the matrix (then the diagonal is empty).
@@ -475,10 +529,13 @@ def linspace(
     Raises
     ------
     TypeError
-        If ``start``/``stop`` are complex and ``dtype`` is not, or ``dtype`` is
-        not a floating-point dtype.
+        If ``start`` or ``stop`` is not an int, a float or a complex, ``num``
+        is not an int, ``start``/``stop`` are complex and ``dtype`` is not,
+        or ``dtype`` is not a floating-point dtype.
     ValueError
         If ``num`` is negative, or ``device`` names an unknown kind.
+    OverflowError
+        If ``start`` or ``stop`` is an int too large for a float.
     BufferError
         If memory cannot be allocated on ``device``.
 
@@ -489,6 +546,13 @@ def linspace(
     dlarray.asarray([0.0, 0.25, 0.5, 0.75, 1.0], dtype=dlarray.float64)
     """
     start, stop = scalar_or_itself(start), scalar_or_itself(stop)
+    for name, v in (("start", start), ("stop", stop)):
+        if type(v) not in (int, float, complex):
+            raise TypeError(
+                f"linspace: {name} must be an int, a float or a complex, got "
+                f"{type(v).__name__} {v!r}"
+            )
+    num = _int_argument(num, "num", "linspace", "the number of values")
     complex_args = type(start) is complex or type(stop) is complex
     d = _standard_dtype(dtype, "linspace") or (_COMPLEX if complex_args else _FLOAT)
     check_dtype(d, "floating-point", "linspace")
@@ -496,6 +560,12 @@ def linspace(
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d.name}")
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
+    # Python ints beyond int64 are only numbers here: the values are
+    # floating-point anyway (NumPy would read them as objects).
+    if type(start) is int:
+        start = _as_float(start, "start")
+    if type(stop) is int:
+        stop = _as_float(stop, "stop")
     out = empty((num,), dtype=d, device=device)
     if num:
         a = _fill_view(out)
@@ -507,6 +577,15 @@ def linspace(
         if endpoint and num > 1:
             write(a, -1, stop)  # exactly stop, as the standard requires
     return out
+
+
+def _as_float(value: int, name: str) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        raise OverflowError(
+            f"linspace: {name}={value} is too large for a float (at most about 1.8e308)"
+        ) from None
 
 
 @quiet
@@ -571,6 +650,11 @@ def _triangle(x: DLArray, k: int, func: str) -> DLArray:
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have at least 2 axes, got shape {x.shape}")
+    k = _int_argument(k, "k", func, "the diagonal's offset")
+    # A diagonal outside the matrix selects all or nothing, as one just
+    # outside does: clamped, k fits the engine's C integers.
+    rows, cols = x.shape[-2:]
+    k = max(-rows, min(k, cols))
     a = engine_view(x)
     return wrap(getattr(namespace_of(a), func)(a, k=k))
 
@@ -582,7 +666,7 @@ def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x`` is not a DLArray.
+        If ``x`` is not a DLArray, or ``k`` is not an int.
     ValueError
         If ``x`` has fewer than 2 axes.
 
@@ -601,7 +685,7 @@ def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
     Raises
     ------
     TypeError
-        If ``x`` is not a DLArray.
+        If ``x`` is not a DLArray, or ``k`` is not an int.
     ValueError
         If ``x`` has fewer than 2 axes.
 

@@ -40,6 +40,72 @@ dla_shape_product(int32_t ndim, const int64_t *shape)
     return empty ? 0 : nonzero_product;
 }
 
+static PyObject *int64_tuple(int32_t n, const int64_t *values);
+
+/* The too-big refusal: the shape and dtype by name, and the limit. */
+static void
+refuse_too_big(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
+               DLDataType dtype)
+{
+    PyObject *dims = int64_tuple(ndim, shape);
+    if (dims == NULL) {
+        return;
+    }
+    dla_refuse_too_big(exc, what, dims, dtype);
+    Py_DECREF(dims);
+}
+
+void
+dla_refuse_too_big(PyObject *exc, const char *what, PyObject *dims, DLDataType dtype)
+{
+    int row = dla_dtype_row(dtype);
+    PyErr_Format(exc,
+                 "%s of shape %R and dtype %s is too big: its nonzero extents "
+                 "times its %lld-byte elements overflow the limit of %lld "
+                 "bytes (2**63 - 1, NumPy's, which holds for an empty array "
+                 "too: its strides are computed from those extents); use a "
+                 "smaller shape",
+                 what, dims, row < 0 ? "(unknown)" : dla_dtype_table[row].name,
+                 (long long)dla_element_bytes(dtype), (long long)INT64_MAX);
+}
+
+/* Decision: dlarray refuses at the door -- where an array is made or
+ * imported -- every shape NumPy could not hold, since every operation of
+ * the host engine views the array through NumPy: refused here, the error
+ * names the limit; accepted, each later operation failed with NumPy's own
+ * message (issue 28). */
+int
+dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
+                DLDataType dtype)
+{
+    if (ndim > DLA_MAX_NDIM) {
+        /* A ValueError also at import (issue 28): a limit of dlarray's, not
+         * a tensor DLPack could not describe. */
+        PyErr_Format(PyExc_ValueError,
+                     "%s has %d dimensions; dlarray arrays have at most %d (NumPy's "
+                     "limit, which dlarray's host engine shares); use fewer dimensions",
+                     what, (int)ndim, DLA_MAX_NDIM);
+        return -1;
+    }
+    int64_t bytes = dla_element_bytes(dtype);
+    bool too_big = false;
+    for (int32_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            PyErr_Format(exc, "%s has shape[%d] = %lld; an extent cannot be negative",
+                         what, (int)i, (long long)shape[i]);
+            return -1;
+        }
+        if (shape[i] > 0 && !too_big) {
+            too_big = dla_mul_overflows(bytes, shape[i], &bytes);
+        }
+    }
+    if (too_big) {
+        refuse_too_big(exc, what, ndim, shape, dtype);
+        return -1;
+    }
+    return 0;
+}
+
 int64_t
 dla_nbytes(int64_t count, DLDataType dtype, bool padded)
 {
@@ -163,6 +229,9 @@ dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device
                      (unsigned long long)byte_offset, data);
         return NULL;
     }
+    if (dla_check_shape(PyExc_ValueError, "an array", ndim, shape, dtype) < 0) {
+        return NULL;
+    }
     DLAArrayObject *a = array_alloc();
     if (a == NULL) {
         return NULL;
@@ -183,8 +252,16 @@ dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device
         memcpy(a->shape, shape, (size_t)ndim * sizeof(int64_t));
     }
     if (strides != NULL) {
-        if (ndim > 0) {
-            memcpy(a->strides, strides, (size_t)ndim * sizeof(int64_t));
+        /* The stride of an axis of at most one element never addresses
+         * memory; one whose byte value does not fit in int64 (a step far
+         * past the end, a producer's) is stored as 0, as a new axis's is,
+         * so that no byte arithmetic on the layout -- the buffer
+         * protocol's, a consumer's -- overflows. */
+        int64_t itemsize = dla_element_bytes(dtype), unused;
+        for (int32_t i = 0; i < ndim; i++) {
+            a->strides[i] = shape[i] <= 1 && dla_mul_overflows(strides[i], itemsize, &unused)
+                                ? 0
+                                : strides[i];
         }
     }
     else {
@@ -441,8 +518,9 @@ array_view(DLAArrayObject *self, PyObject *args)
         byte_offset = 0;
     }
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
-    if (ndim > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "too many dimensions");
+    if (ndim > DLA_MAX_NDIM) { /* refused by the count alone: shape is not read */
+        dla_check_shape(PyExc_ValueError, "an array", (int32_t)Py_MIN(ndim, INT32_MAX), NULL,
+                        self->dtype);
         return NULL;
     }
     int64_t *dims = PyMem_Malloc((2 * (size_t)ndim + 1) * sizeof(int64_t));
@@ -451,8 +529,7 @@ array_view(DLAArrayObject *self, PyObject *args)
     }
     PyObject *res = NULL;
     if (int64_array_from_tuple(shape_obj, ndim, dims, "shape") == 0 &&
-        int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0 &&
-        dla_shape_product((int32_t)ndim, dims) >= 0) {
+        int64_array_from_tuple(strides_obj, ndim, dims + ndim, "strides") == 0) {
         res = (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset,
                                         self->device, self->dtype, (int32_t)ndim,
                                         dims, dims + ndim, self->flags);
@@ -461,8 +538,8 @@ array_view(DLAArrayObject *self, PyObject *args)
     return res;
 }
 
-/* Copy element bytes of src into dst, both strided, same shape.  Recursion
- * depth is ndim; the innermost axis is a tight loop. */
+/* Copy element bytes of src into dst, both strided (in bytes), same
+ * shape.  Recursion depth is ndim; the innermost axis is a tight loop. */
 static void
 strided_copy(char *dst, const int64_t *dst_strides, const char *src,
              const int64_t *src_strides, const int64_t *shape, int32_t ndim,
@@ -472,7 +549,7 @@ strided_copy(char *dst, const int64_t *dst_strides, const char *src,
         memcpy(dst, src, (size_t)itemsize);
         return;
     }
-    int64_t ds = dst_strides[0] * itemsize, ss = src_strides[0] * itemsize;
+    int64_t ds = dst_strides[0], ss = src_strides[0];
     if (ndim == 1) {
         if (ds == itemsize && ss == itemsize) {
             memcpy(dst, src, (size_t)(shape[0] * itemsize));
@@ -487,6 +564,29 @@ strided_copy(char *dst, const int64_t *dst_strides, const char *src,
         strided_copy(dst + i * ds, dst_strides + 1, src + i * ss,
                      src_strides + 1, shape + 1, ndim - 1, itemsize);
     }
+}
+
+/* a's strides in bytes, into out[]; -1 with ValueError when one of an
+ * axis of two or more elements does not fit in int64 (a producer's layout
+ * reaching past the address space).  Nonempty arrays only: an empty one
+ * is never copied. */
+static int
+byte_strides(const DLAArrayObject *a, int64_t itemsize, int64_t *out)
+{
+    for (int32_t i = 0; i < a->ndim; i++) {
+        if (dla_mul_overflows(a->strides[i], itemsize, &out[i])) {
+            if (a->shape[i] > 1) {
+                PyErr_Format(PyExc_ValueError,
+                             "axis %d's stride of %lld elements is past the address "
+                             "space in bytes: the array's layout addresses no real "
+                             "memory, so it cannot be copied",
+                             (int)i, (long long)a->strides[i]);
+                return -1;
+            }
+            out[i] = 0; /* one element: the stride is never used */
+        }
+    }
+    return 0;
 }
 
 static char *
@@ -531,9 +631,14 @@ array_copy_from(DLAArrayObject *self, PyObject *src_obj)
         memcpy(first_element(self), first_element(src), (size_t)nbytes);
         Py_RETURN_NONE;
     }
+    int64_t itemsize = dst_bits / 8, steps[2 * DLA_MAX_NDIM];
+    if (byte_strides(self, itemsize, steps) < 0 ||
+        byte_strides(src, itemsize, steps + DLA_MAX_NDIM) < 0) {
+        return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS
-    strided_copy(first_element(self), self->strides, first_element(src),
-                 src->strides, self->shape, self->ndim, dst_bits / 8);
+    strided_copy(first_element(self), steps, first_element(src), steps + DLA_MAX_NDIM,
+                 self->shape, self->ndim, itemsize);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }

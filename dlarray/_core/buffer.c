@@ -30,17 +30,45 @@
 static bool
 is_f_contiguous(const DLAArrayObject *a, Py_ssize_t itemsize)
 {
-    int64_t expected = itemsize;
+    int64_t expected = itemsize, stride_bytes;
     for (int32_t i = 0; i < a->ndim; i++) {
         if (a->shape[i] == 0) {
             return true;
         }
-        if (a->shape[i] != 1 && a->strides[i] * itemsize != expected) {
+        if (a->shape[i] != 1 &&
+            (dla_mul_overflows(a->strides[i], itemsize, &stride_bytes) ||
+             stride_bytes != expected)) {
             return false;
         }
-        expected *= a->shape[i];
+        expected *= a->shape[i]; /* within int64: dla_check_shape's limit */
     }
     return true;
+}
+
+/* The strides in bytes, as Py_ssize_t, into out[]; -1 with BufferError when
+ * one that addresses memory (an axis of two or more elements) does not fit:
+ * a producer's layout reaching past the address space.  An axis of at most
+ * one element, whose stride never addresses memory, reports 0 when its
+ * byte value does not fit (dla_array_new already stores such a stride as
+ * 0; this keeps the protocol safe on its own). */
+static int
+byte_strides(const DLAArrayObject *a, Py_ssize_t itemsize, Py_ssize_t *out)
+{
+    for (int32_t i = 0; i < a->ndim; i++) {
+        int64_t bytes;
+        bool overflows = dla_mul_overflows(a->strides[i], itemsize, &bytes) ||
+                         bytes > PY_SSIZE_T_MAX || bytes < PY_SSIZE_T_MIN;
+        if (overflows && a->shape[i] > 1) {
+            PyErr_Format(PyExc_BufferError,
+                         "axis %d's stride of %lld elements is past the address space "
+                         "in bytes, so the buffer protocol cannot describe this "
+                         "array; its producer's layout addresses no real memory",
+                         (int)i, (long long)a->strides[i]);
+            return -1;
+        }
+        out[i] = overflows ? 0 : (Py_ssize_t)bytes;
+    }
+    return 0;
 }
 
 static int
@@ -115,7 +143,10 @@ array_getbuffer(DLAArrayObject *self, Py_buffer *view, int flags)
         }
         for (int32_t i = 0; i < self->ndim; i++) {
             dims[i] = (Py_ssize_t)self->shape[i];
-            dims[self->ndim + i] = (Py_ssize_t)(self->strides[i] * itemsize);
+        }
+        if (byte_strides(self, itemsize, dims + self->ndim) < 0) {
+            PyMem_Free(dims);
+            return -1;
         }
     }
     view->buf = dla_offset_pointer(self->data, self->byte_offset);

@@ -293,6 +293,32 @@ int dla_adopt_array_class(PyTypeObject *cls);
 PyObject *dla_array_dtype_object(const DLAArrayObject *a);
 int64_t dla_array_size(const DLAArrayObject *a);
 
+/* The most axes an array may have: NumPy's limit (NPY_MAXDIMS), which
+ * dlarray's host engine shares, so that every array has a NumPy view. */
+#define DLA_MAX_NDIM 64
+
+/* Bytes between consecutive elements, for address arithmetic: sub-byte
+ * elements count as one byte (a padded one takes one; a packed array is
+ * contiguous and its NumPy form takes one per element). */
+static inline int64_t
+dla_element_bytes(DLDataType dtype)
+{
+    return dtype.bits < 8 ? 1 : dtype.bits / 8;
+}
+
+/* 0 when dlarray can hold an array of this shape and dtype; otherwise -1
+ * with `exc` set, its message starting with `what` ("the DLPack tensor",
+ * "an array"): more than DLA_MAX_NDIM axes, a negative extent, or nonzero
+ * extents that times the element's bytes overflow int64 (NumPy's rule,
+ * for an empty array too).  dla_array_new applies it with ValueError; the
+ * import applies it first with BufferError, except for the number of axes,
+ * which is a ValueError everywhere (the limit is dlarray's own). */
+int dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
+                    DLDataType dtype);
+/* Its too-big refusal, with the shape as the tuple `dims` (for extents that
+ * do not even fit in int64). */
+void dla_refuse_too_big(PyObject *exc, const char *what, PyObject *dims, DLDataType dtype);
+
 /* Byte count of a C-contiguous block of `count` elements, or -1 with
  * BufferError set when it does not fit in a signed 64-bit integer. */
 int64_t dla_nbytes(int64_t count, DLDataType dtype, bool padded);

@@ -18,7 +18,8 @@
  * current_work_stream and orders its own work (see exchange_consumer.c).
  * All but the allocator are called with the GIL held and report errors as
  * Python exceptions; the allocator may be called without the GIL and
- * reports through the caller's SetError.
+ * reports through the caller's SetError (without one, by its return code
+ * alone), leaving no exception set.
  */
 #include "core.h"
 
@@ -185,6 +186,11 @@ allocate(const DLTensor *prototype)
     if (entry == NULL) {
         return NULL;
     }
+    if (prototype->ndim > DLA_MAX_NDIM) { /* refused before the shape is read */
+        dla_check_shape(PyExc_ValueError, "managed_tensor_allocator's prototype",
+                        prototype->ndim, NULL, prototype->dtype);
+        return NULL;
+    }
     int64_t count = dla_shape_product(prototype->ndim, prototype->shape);
     if (count < 0) {
         return NULL;
@@ -203,13 +209,18 @@ allocate(const DLTensor *prototype)
 
 /* DLPack's allocator reports errors through SetError, so that a caller
  * need not use Python's API; the Python exception is turned into a call of
- * SetError(error_ctx, "<exception type>", "<message>") and cleared. */
+ * SetError(error_ctx, "<exception type>", "<message>") and cleared.
+ * Without a SetError the return code alone reports the failure, and the
+ * exception is cleared all the same: left set, it would surface later on
+ * the calling thread as an unrelated error -- in a caller that held no
+ * GIL, at whatever Python code next runs there (issue 28). */
 static void
 report_to_caller(void *error_ctx,
                  void (*SetError)(void *error_ctx, const char *kind, const char *message))
 {
     if (SetError == NULL) {
-        return; /* nowhere else to say it: leave the Python exception set */
+        PyErr_Clear();
+        return;
     }
 #if PY_VERSION_HEX >= 0x030C0000
     PyObject *value = PyErr_GetRaisedException();

@@ -66,7 +66,7 @@ dla_adopt_numpy_result(PyObject *result)
     PyArray_Descr *descr = PyArray_DESCR(r);
     int type_num = descr->type_num;
     int ndim = PyArray_NDIM(r);
-    if (type_num < 0 || type_num >= NPY_NTYPES_LEGACY || ndim > 64 ||
+    if (type_num < 0 || type_num >= NPY_NTYPES_LEGACY || ndim > DLA_MAX_NDIM ||
         descr->byteorder == NPY_OPPBYTE ||
         !(PyArray_FLAGS(r) & NPY_ARRAY_ALIGNED)) {
         return Py_NewRef(Py_None);
@@ -77,7 +77,7 @@ dla_adopt_numpy_result(PyObject *result)
     }
     /* NumPy's strides are in bytes, DLPack's in elements. */
     int64_t itemsize = dtype.bits / 8;
-    int64_t dims[2 * 64];
+    int64_t dims[2 * DLA_MAX_NDIM];
     int64_t *shape = dims, *strides = dims + ndim;
     const npy_intp *np_shape = PyArray_DIMS(r), *np_strides = PyArray_STRIDES(r);
     for (int i = 0; i < ndim; i++) {

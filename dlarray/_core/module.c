@@ -97,6 +97,11 @@ new_array(PyObject *module, PyObject *args)
         return NULL;
     }
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
+    if (ndim > DLA_MAX_NDIM) { /* refused by the count alone: shape is not read */
+        dla_check_shape(PyExc_ValueError, "an array", (int32_t)Py_MIN(ndim, INT32_MAX), NULL,
+                        dtype);
+        return NULL;
+    }
     if (strides_obj != Py_None &&
         (!PyTuple_Check(strides_obj) || PyTuple_GET_SIZE(strides_obj) != ndim)) {
         PyErr_SetString(PyExc_TypeError, "strides must be None or a tuple as long as shape");
@@ -113,7 +118,7 @@ new_array(PyObject *module, PyObject *args)
             dims[ndim + i] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides_obj, i));
         }
     }
-    if (!PyErr_Occurred() && dla_shape_product((int32_t)ndim, dims) >= 0) {
+    if (!PyErr_Occurred()) { /* dla_array_new checks the shape */
         DLDevice device = {(DLDeviceType)dev_type, dev_id};
         res = (PyObject *)dla_array_new(owner, data, byte_offset, device, dtype,
                                         (int32_t)ndim, dims,
@@ -122,6 +127,46 @@ new_array(PyObject *module, PyObject *args)
     }
     PyMem_Free(dims);
     return res;
+}
+
+/* check_shape(shape, dtype) -> None: the ValueError dla_array_new would
+ * raise for an array of this shape (a tuple of ints) and DLPack dtype, asked
+ * before memory is allocated for it.  An extent beyond int64 is too big. */
+static PyObject *
+check_shape(PyObject *module, PyObject *args)
+{
+    PyObject *shape_obj;
+    int code, bits, lanes;
+    if (!PyArg_ParseTuple(args, "O!(iii):check_shape", &PyTuple_Type, &shape_obj, &code,
+                          &bits, &lanes)) {
+        return NULL;
+    }
+    DLDataType dtype = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
+    if (ndim > DLA_MAX_NDIM) {
+        dla_check_shape(PyExc_ValueError, "an array", (int32_t)Py_MIN(ndim, INT32_MAX), NULL,
+                        dtype);
+        return NULL;
+    }
+    int64_t dims[DLA_MAX_NDIM];
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        int overflow;
+        dims[i] = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(shape_obj, i), &overflow);
+        if (dims[i] == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (overflow > 0) {
+            dla_refuse_too_big(PyExc_ValueError, "an array", shape_obj, dtype);
+            return NULL;
+        }
+        if (overflow < 0) {
+            dims[i] = INT64_MIN; /* refused as negative */
+        }
+    }
+    if (dla_check_shape(PyExc_ValueError, "an array", (int32_t)ndim, dims, dtype) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 /* register_python_types(dtypes, cpu_device, device_factory): the objects the
@@ -211,7 +256,9 @@ static PyMethodDef module_methods[] = {
      "    ``BufferError`` passes through unchanged, e.g. NumPy's for a dtype\n"
      "    DLPack has no code for), dlarray cannot import the tensor (a device\n"
      "    it has no memory for, vector lanes, a DLPack major version other than\n"
-     "    1), or a copy would be needed under ``copy=False``.\n"
+     "    1, more than 64 dimensions, a shape too big for NumPy: nonzero\n"
+     "    extents times the element's bytes past 2**63 - 1, even when empty),\n"
+     "    or a copy would be needed under ``copy=False``.\n"
      "    :class:`dlarray.CUDAUnavailableError` and\n"
      "    :class:`dlarray.SYCLUnavailableError` (each also a ``ValueError``)\n"
      "    when ``device`` names GPU memory that this process cannot reach.\n"
@@ -255,6 +302,10 @@ static PyMethodDef module_methods[] = {
      "from_dlpack and the C API pass a producer whose memory stays on that "
      "device, asked only for a device family with streams (DEVICE_FAMILIES: "
      "'cuda', 'sycl'); it may raise BufferError."},
+    {"check_shape", check_shape, METH_VARARGS,
+     "check_shape(shape, dtype): raise ValueError unless an array of this "
+     "shape and DLPack dtype can exist (at most MAX_NDIM axes, no negative "
+     "extent, nonzero extents times the element's bytes within 2**63 - 1)."},
     {"new_array", new_array, METH_VARARGS,
      "new_array(owner, data, byte_offset, shape, strides, dtype, device, "
      "flags) -> DLArray"},
@@ -417,6 +468,7 @@ PyInit__core(void)
         add_int(m, "ARRAY_READONLY", DLA_FLAG_READONLY) < 0 ||
         add_int(m, "ARRAY_PADDED", DLA_FLAG_PADDED) < 0 ||
         add_int(m, "HOST_ALIGNMENT", DLA_HOST_ALIGNMENT) < 0 ||
+        add_int(m, "MAX_NDIM", DLA_MAX_NDIM) < 0 ||
         PyModule_AddObject(m, "DEVICE_FAMILIES", dla_device_families_as_dict()) < 0 ||
         PyModule_AddObject(m, "MACHINE_WIDE_DEVICE_TYPES", dla_machine_wide_types()) < 0 ||
         PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {

@@ -146,7 +146,8 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             /* A stride times step that does not fit can only come from a
              * step past the axis' end, where at most one element is taken
              * and the stride is never used to address memory: it keeps the
-             * parent's. */
+             * parent's (and dla_array_new stores 0 for one whose byte
+             * value does not fit either). */
             if (dla_mul_overflows(stride, (int64_t)step, &scaled)) {
                 if (length > 1) {
                     goto layout_overflow;

@@ -4,9 +4,6 @@ engines' results, the exchange table's allocator)."""
 
 from __future__ import annotations
 
-import math
-import sys
-
 import dlarray._core as _core
 from dlarray._array import DLArray
 from dlarray._device import Device
@@ -38,17 +35,10 @@ def new_array(
 ) -> DLArray:
     """A C-contiguous, writable array on ``device``."""
     padded = padded and dtype.is_subbyte
+    # The C core's limits (at most 64 axes; NumPy's size rule, for an empty
+    # array too), asked before any memory is allocated.
+    _core.check_shape(shape, dtype.dlpack)
     nbytes = storage_bytes(shape, dtype, padded)
-    # NumPy's rule: the extents other than zero must multiply within int64
-    # (an empty array's C-contiguous strides are computed from them), and
-    # the bytes must be addressable.
-    nonzero_extents = math.prod(d for d in shape if d)
-    if nbytes > sys.maxsize or nonzero_extents > sys.maxsize:
-        raise ValueError(
-            f"an array of shape {shape} and dtype {dtype} is too big: its nonzero extents "
-            f"multiply to {nonzero_extents} elements ({nbytes} bytes), past the "
-            f"limit of {sys.maxsize}; use a smaller shape"
-        )
     storage, pointer = family_of(device).allocate(device, nbytes, zero)
     flags = _core.ARRAY_PADDED if padded else 0
     return _core.new_array(storage, pointer, 0, shape, None, dtype.dlpack, device.dlpack, flags)
