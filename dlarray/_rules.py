@@ -16,6 +16,27 @@ answers them on its own:
 
 Python scalars follow the standard's "mixing arrays with Python scalars"
 section in :func:`scalar_dtype`.
+
+The floating formats outside the standard (:data:`EXTENDED_FLOATS`:
+float16, bfloat16 and the fp8/fp6/fp4 formats) follow one rule, kept here
+too: dlarray *moves, compares and converts* them, and does no arithmetic
+on them.
+
+* Promotion of any dtype with itself is that dtype, so copies,
+  assignment, ``where``, ``concat``/``stack`` and the other manipulation
+  functions work on them as on any dtype.
+* The functions named in :data:`EXTENDED_FUNCTIONS` (the comparisons,
+  ``isnan``/``isinf``/``isfinite``/``signbit``, ``where``, ``nonzero``,
+  ``count_nonzero``, ``argmax``, ``argmin``: each exact, no rounding)
+  accept them next to their standard category (:func:`allowed_dtypes`).
+* Every other function, and every pair of an extended float with another
+  dtype, is refused by :func:`check_dtype` and :func:`promote` with one
+  message, :func:`extended_refusal`, which says what does work: ``astype``
+  to a standard float first.
+* Python scalars join an extended array only where they are stored into
+  it (``x[i] = 1.5``, rounded as ``astype`` rounds).  In a comparison an
+  out-of-range scalar would silently become NaN or the format's largest
+  value (``float8_e4m3fn`` has no infinity), so a comparison wants an array.
 """
 
 from __future__ import annotations
@@ -24,7 +45,7 @@ import operator
 from collections.abc import Iterable
 from typing import Any, Final
 
-from dlarray._array import DLArray
+from dlarray._array import _SYMBOLS, DLArray
 from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 
@@ -71,6 +92,69 @@ CATEGORIES: Final[dict[str, frozenset[DType]]] = {
     "real-valued": _SIGNED | _UNSIGNED | _REAL_FLOAT,
     "all": frozenset(STANDARD_DTYPES),
 }
+
+#: The floating formats outside the standard: float16, bfloat16 and the
+#: fp8/fp6/fp4 formats of DLPack 1.3 (on the host, NumPy holds all but
+#: float16 through ml_dtypes).
+EXTENDED_FLOATS: Final[frozenset[DType]] = frozenset(
+    d for d in _D.values() if d.kind == "extended floating" or d.name == "float16"
+)
+
+#: The namespace functions that take extended floats besides their
+#: standard category: those that only compare or classify values, exactly
+#: (no rounding), as NumPy with ml_dtypes does.  Data movement (indexing,
+#: assignment, copies, the manipulation functions) takes every dtype
+#: without asking, and ``astype`` converts between any two floats.
+EXTENDED_FUNCTIONS: Final[frozenset[str]] = frozenset(
+    {
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "signbit",
+        "where",
+        "nonzero",
+        "count_nonzero",
+        "argmax",
+        "argmin",
+    }
+)
+
+#: What the refusal says works, in the words of the docs' dtype table.
+_EXTENDED_WORKS = (
+    "indexing and assignment of the same dtype, copies, where, concat, stack and the "
+    "other manipulation functions, ==, !=, <, <=, >, >=, isnan, isinf, isfinite, "
+    "signbit, nonzero, count_nonzero, argmax, argmin, finfo, and astype to and from "
+    "every float"
+)
+
+
+def extended_refusal(func: str, dtype: DType, other: DType | None = None) -> TypeError:
+    """The one message for what dlarray does not do with an extended float
+    (``dtype``): arithmetic in the format, or mixing it with ``other``."""
+    if other is None:
+        what = f"not defined for {dtype.name}"
+    else:
+        what = f"no promotion between {dtype.name} and {other.name}"
+    return TypeError(
+        f"{func}: {what}. float16, bfloat16 and the fp8/fp6/fp4 formats are outside the "
+        f"Array API: dlarray moves, compares and converts them, mixes them with no other "
+        f"dtype and does no arithmetic on them. What works: {_EXTENDED_WORKS}. Convert with "
+        f"dlarray.astype(x, dlarray.float32) first"
+    )
+
+
+def allowed_dtypes(category: str, func: str) -> frozenset[DType]:
+    """The dtypes ``func`` accepts: its standard category, and the extended
+    floats where :data:`EXTENDED_FUNCTIONS` names it."""
+    allowed = CATEGORIES[category]
+    return allowed | EXTENDED_FLOATS if func in EXTENDED_FUNCTIONS else allowed
+
 
 #: The kind names of ``isdtype`` and ``__array_namespace_info__().dtypes(kind=)``.
 KINDS: Final[dict[str, frozenset[DType]]] = {
@@ -136,8 +220,15 @@ _PROMOTION: Final = _build_promotion()
 
 
 def check_dtype(dtype: DType, category: str, func: str) -> None:
-    """Raise ``TypeError`` unless ``dtype`` is in the named category."""
+    """Raise ``TypeError`` unless ``dtype`` is in the named category: the
+    extended floats' one message (:func:`extended_refusal`) for a function
+    that takes none of them, the category's for any other case (a function
+    that takes extended floats checks them in with :func:`allowed_dtypes`
+    first, so ``check_dtype`` sees one only in an argument that takes none,
+    such as ``where``'s condition)."""
     if dtype not in CATEGORIES[category]:
+        if dtype in EXTENDED_FLOATS and func not in EXTENDED_FUNCTIONS:
+            raise extended_refusal(func, dtype)
         raise TypeError(
             f"{func}: got an array of dtype {dtype.name}, but {func} is defined only for "
             f"{category} dtypes; convert with dlarray.astype(x, ...) first"
@@ -145,12 +236,17 @@ def check_dtype(dtype: DType, category: str, func: str) -> None:
 
 
 def promote(a: DType, b: DType, func: str = "result_type") -> DType:
-    """The standard's promoted dtype of ``a`` and ``b``, or ``TypeError``."""
-    if a is b and a in CATEGORIES["all"]:
+    """The standard's promoted dtype of ``a`` and ``b``, or ``TypeError``.
+
+    A dtype with itself is itself, for every dtype (the extended floats
+    too); an extended float with any other dtype has no promotion."""
+    if a is b:
         return a
     try:
         return _PROMOTION[a, b]
     except KeyError:
+        if a in EXTENDED_FLOATS or b in EXTENDED_FLOATS:
+            raise extended_refusal(func, a, b) from None
         raise TypeError(
             f"{func}: the Array API defines no promotion between {a.name} and {b.name} "
             f"(no mixing of kinds, and no int64/uint64 pair); convert one operand "
@@ -184,15 +280,62 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
             f"{func}: expected a dlarray array or a Python bool, int, float or complex, "
             f"got {type(value).__name__}"
         )
+    if dtype in EXTENDED_FLOATS:
+        raise TypeError(
+            f"{func}: a Python {kind.__name__} next to a {dtype.name} array; {dtype.name} is "
+            f"outside the Array API, and the scalar would be rounded to it (an out-of-range "
+            f"one to inf, to NaN or to the largest value, by format). Use an array: "
+            f"dlarray.asarray(value, dtype=x.dtype), or convert with "
+            f"dlarray.astype(x, dlarray.float32) first"
+        )
     if dtype in joins:
         return dtype
     if kind is complex and dtype in _REAL_FLOAT:
         return COMPLEX_OF[dtype]
     raise TypeError(
         f"{func}: a Python {kind.__name__} cannot be combined with an array of dtype "
-        f"{dtype.name} under the Array API's scalar rules; use an array of a "
-        f"matching dtype"
+        f"{dtype.name} under the Array API's scalar rules (no mixing of kinds); "
+        f"{_scalar_fix(value, dtype, func)}"
     )
+
+
+#: The dtype an array converts to, to take a Python scalar of a kind it cannot.
+_SCALAR_TARGETS: Final = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def _scalar_fix(value: Any, dtype: DType, func: str) -> str:
+    """The line that does what a refused scalar operation meant."""
+    kind = type(value)
+    if kind is bool:  # a bool next to numbers: the number the bool means
+        return f"use {int(value)} (an int) or an array of dtype bool"
+    converted = f"dlarray.astype(x, dlarray.{_SCALAR_TARGETS[kind]})"
+    symbol = _SYMBOLS.get(func)
+    if symbol is not None:  # an operator's function: show the operator
+        return f"convert the array first: {converted} {symbol} {value!r}"
+    return f"convert the array first: dlarray.{func}({converted}, {value!r})"
+
+
+def refuse_unbroadcastable(func: str, *shapes: tuple[int, ...]) -> None:
+    """Raise ``ValueError`` in dlarray's words when ``shapes`` do not
+    broadcast together by the standard's rules (aligned on their last axes,
+    each pair of extents equal or one of them 1); return when they do.
+
+    Called where an engine has refused a computation with a ``ValueError``,
+    to tell the caller when the shapes were the cause (NumPy's own text
+    names no function and ends with a space)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for i, extent in enumerate(shape, ndim - len(shape)):
+            if extent != result[i] and extent != 1 and result[i] != 1:
+                listed = " and ".join(str(s) for s in shapes)
+                raise ValueError(
+                    f"{func}: shapes {listed} do not broadcast together: extents "
+                    f"{result[i]} and {extent} meet on axis {i - ndim} (counting from the "
+                    f"end; each pair must be equal, or one of them 1)"
+                ) from None
+            if extent != 1:
+                result[i] = extent
 
 
 def default_accumulation_dtype(dtype: DType) -> DType:
@@ -250,8 +393,6 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     if not dtypes:
         raise ValueError("result_type: at least one array or dtype is required")
     result = dtypes[0]
-    if result not in CATEGORIES["all"]:
-        raise TypeError(f"result_type: {result.name} is not an Array API dtype")
     for d in dtypes[1:]:
         result = promote(result, d, "result_type")
     for s in scalars:

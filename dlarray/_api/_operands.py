@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from dlarray import subbyte
 from dlarray._array import DLArray
 from dlarray._dtypes import SCALAR_TYPES, DType, as_python_scalar
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
     CATEGORIES,
+    EXTENDED_FLOATS,
     check_dtype,
     common_device,
     promote,
@@ -31,6 +33,16 @@ from dlarray._rules import (
 # for a NumPy array.
 _SCALAR_TYPES = {d: numpy_dtype(d).type for d in CATEGORIES["all"]}
 _ndarray = np.ndarray
+_SUBBYTE = frozenset(d for d in EXTENDED_FLOATS if d.is_subbyte)
+
+
+def readable(x: DLArray) -> DLArray:
+    """``x``, or for a packed sub-byte (fp6/fp4) array a padded copy: packed
+    elements have no bytes of their own for an engine to read, so functions
+    that only read their arguments read them padded."""
+    if x.dtype in _SUBBYTE and not x._padded:
+        return subbyte.pad(x)
+    return x
 
 
 def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
@@ -40,6 +52,8 @@ def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
     dtype = x.dtype
     if dtype not in allowed:
         check_dtype(dtype, category, func)
+    if dtype in _SUBBYTE and not x._padded:
+        x = subbyte.pad(x)  # readable(x), inline: this is every function's path
     return engine_view(x)
 
 
@@ -80,7 +94,7 @@ def _array_and_scalar(
     dtype = scalar_dtype(value, x.dtype, func)
     if dtype not in allowed:
         check_dtype(x.dtype, category, func)
-    a = engine_view(x)
+    a = engine_view(readable(x))
     if dtype is not x.dtype:
         a = astype(a, dtype)
     return a, scalar_array(value, dtype, func, a), dtype
@@ -111,6 +125,8 @@ def binary(
         dev1, dev2 = x1.device, x2.device
         if dev1 is not dev2 and dev1 != dev2:
             common_device((x1, x2), func)
+        if dtype in _SUBBYTE:
+            x1, x2 = readable(x1), readable(x2)
         a1, a2 = engine_view(x1), engine_view(x2)
         if d1 is not dtype:
             a1 = astype(a1, dtype)
@@ -135,6 +151,3 @@ def binary(
         f"{func}: expected dlarray arrays or Python scalars, got {type(bad).__name__}; "
         f"convert it with dlarray.asarray first"
     )
-
-
-ALL = CATEGORIES["all"]

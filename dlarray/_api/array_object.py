@@ -31,7 +31,14 @@ from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import call, engine_view, namespace_of, wrap, write
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, REAL_OF, check_dtype, common_device
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    EXTENDED_FLOATS,
+    REAL_OF,
+    check_dtype,
+    common_device,
+)
 from dlarray._storage.family import prepare_host_access
 from dlarray._transfer import copy_to_device
 
@@ -42,12 +49,12 @@ _INT_MAX = {
     for d in _INTEGER
 }
 _EXTENDED = frozenset(float_formats.FORMATS)
-# bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the Array
-# API's dtypes: they convert with int(), float(), complex() and bool().
+# float16, bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the
+# Array API's dtypes: they convert with int(), float(), complex() and bool().
 _CONVERSION_CATEGORY = {
-    "all": CATEGORIES["all"] | _EXTENDED,
+    "all": CATEGORIES["all"] | EXTENDED_FLOATS,
     "integer": CATEGORIES["integer"],
-    "real-valued or bool": CATEGORIES["real-valued"] | CATEGORIES["bool"] | _EXTENDED,
+    "real-valued or bool": CATEGORIES["real-valued"] | CATEGORIES["bool"] | EXTENDED_FLOATS,
 }
 
 

@@ -3,22 +3,27 @@
 ``astype`` converts through the engine's standard ``astype`` on the array's
 device; the others answer from dlarray's own dtype rules
 (:mod:`dlarray._rules`) and, for ``finfo``/``iinfo``, NumPy's description of
-the host dtypes: metadata, with no array involved.
+the host dtypes (for bfloat16 and the fp8/fp6/fp4 formats, dlarray's own
+table of their bit layouts, :mod:`dlarray._float_formats`): metadata, with no
+array involved.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+import dlarray._float_formats as float_formats
+from dlarray._api._operands import readable
 from dlarray._array import DLArray
 from dlarray._creation import cast
 from dlarray._device import as_device
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import numpy_dtype
-from dlarray._rules import CATEGORIES, KINDS, REAL_OF, promote
+from dlarray._rules import CATEGORIES, EXTENDED_FLOATS, KINDS, REAL_OF, promote
 from dlarray._rules import result_type as _result_type
 from dlarray._storage.allocation import check_allocatable
 from dlarray._transfer import copy_array, copy_to_device
@@ -67,8 +72,9 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
         check_allocatable(target)
     if dtype is not x.dtype:
         # The engine's astype, on x's device (float -> int of NaN or inf is
-        # unspecified there, and converts without a warning).
-        x = cast(x, dtype)
+        # unspecified there, and converts without a warning); a packed
+        # fp6/fp4 array is read padded, and an fp6/fp4 result is padded.
+        x = cast(readable(x), dtype)
     elif copy and target == x.device:
         return copy_array(x)
     return x if target == x.device else copy_to_device(x, target)
@@ -156,22 +162,29 @@ def finfo(type: DType | DLArray, /) -> finfo_object:
     """Limits of a floating-point dtype (or of an array's dtype).
 
     For a complex dtype the limits are those of its real component dtype.
+    float16, bfloat16 and the fp8/fp6/fp4 formats, which the standard does
+    not define, have theirs too (the values ``ml_dtypes.finfo`` gives; for
+    the unsigned float8_e8m0fnu, ``min`` is its smallest value).
 
     Raises
     ------
     TypeError
         If the argument is neither a dlarray dtype nor a DLArray, or its dtype
-        is not floating-point (bfloat16 and the fp8/fp6/fp4 formats included:
-        the standard does not define them).
+        is not a floating dtype.
 
     Examples
     --------
     >>> import dlarray as xp
     >>> xp.finfo(xp.float32).bits, xp.finfo(xp.complex128).dtype
     (32, dlarray.float64)
+    >>> fi = xp.finfo(xp.float8_e4m3fn)
+    >>> fi.bits, fi.max, fi.min, fi.eps, fi.smallest_normal
+    (8, 448.0, -448.0, 0.125, 0.015625)
     """
     d = _dtype_of(type, "finfo")
-    if d not in CATEGORIES["floating-point"]:
+    if d in float_formats.FORMATS:
+        return _format_finfo(float_formats.FORMATS[d])
+    if d not in CATEGORIES["floating-point"] and d not in EXTENDED_FLOATS:
         raise TypeError(f"finfo: {d.name} is not a floating-point dtype; use iinfo for integers")
     real = REAL_OF.get(d, d)
     info = np.finfo(numpy_dtype(real))
@@ -182,6 +195,26 @@ def finfo(type: DType | DLArray, /) -> finfo_object:
         min=float(info.min),
         smallest_normal=float(info.smallest_normal),
         dtype=real,
+    )
+
+
+def _format_finfo(f: float_formats.FloatFormat) -> finfo_object:
+    """The limits of bfloat16 or an fp8/fp6/fp4 format, from its bit layout
+    (the values ``ml_dtypes.finfo`` gives): ``min`` is ``-max``, or for the
+    unsigned float8_e8m0fnu its smallest value."""
+    codes = range(1 << f.bits)
+    finite = [v for v in float_formats.decode_all(codes, f.dtype) if math.isfinite(v)]
+    largest = max(finite)
+    # The smallest normal number has exponent field 1 where exponent 0 holds
+    # the subnormals, else exponent field 0.
+    lowest_normal_exponent = 1 if f.convention.subnormals else 0
+    return finfo_object(
+        bits=f.bits,
+        eps=math.ldexp(1.0, -f.mantissa_bits),
+        max=largest,
+        min=-largest if f.convention.signed else min(finite),
+        smallest_normal=math.ldexp(1.0, lowest_normal_exponent - f.bias),
+        dtype=f.dtype,
     )
 
 
@@ -252,12 +285,16 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     raise ``TypeError``.  The rules themselves are in ``dlarray/_rules.py``
     (``result_type``, ``promote``).
 
+    A dtype with itself is itself, for every dtype; float16, bfloat16 and
+    the fp8/fp6/fp4 formats, outside the standard, promote with no other
+    dtype and take no Python scalar (see docs/api/dtypes.md).
+
     Raises
     ------
     TypeError
         If an argument is not an array, a dtype or a Python scalar, two dtypes
-        have no promotion (no mixing of kinds), a dtype is outside the Array
-        API (bfloat16, fp8...), or a scalar does not fit the result's kind.
+        have no promotion (no mixing of kinds, and none between a dtype outside
+        the Array API and another), or a scalar does not fit the result's kind.
     ValueError
         If no array or dtype is given.
 

@@ -30,7 +30,16 @@ from dlarray._core import fast_function
 from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, SCALAR_JOINS, check_dtype, common_device
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    EXTENDED_FUNCTIONS,
+    SCALAR_JOINS,
+    allowed_dtypes,
+    check_dtype,
+    common_device,
+    refuse_unbroadcastable,
+)
 
 Kernel = Callable[..., Any]
 
@@ -281,6 +290,12 @@ def _doc(name: str, category: str, arity: int, note: str = "") -> str:
         else "\n\nOne of ``x1``, ``x2`` may be a Python scalar (the standard's scalar rules)."
     )
     intro = f"{note}\n\n" if note else ""
+    if name in EXTENDED_FUNCTIONS:
+        intro += (
+            "Also takes float16, bfloat16 and the fp8/fp6/fp4 formats, outside the "
+            "standard: arrays of one such dtype (no Python scalar, no other dtype), with "
+            "NumPy-with-ml_dtypes' results (docs/api/dtypes.md).\n\n"
+        )
     return (
         f"Elementwise ``{name}({args})`` as the Array API defines it.\n\n{intro}"
         f"Inputs must have a {category} dtype (``TypeError`` otherwise); the "
@@ -320,7 +335,7 @@ _HOST = engine_namespace("numpy")
 
 
 def _make_unary(name: str, category: str) -> Callable[[DLArray], DLArray]:
-    allowed = CATEGORIES[category]
+    allowed = allowed_dtypes(category, name)  # the extended floats too, for some
     kernel = getattr(_HOST, name)
 
     def function(x: DLArray, /) -> DLArray:
@@ -374,7 +389,7 @@ def _kernel_of(xp: Any, name: str) -> Kernel:
 
 
 def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
-    allowed = CATEGORIES[category]
+    allowed = allowed_dtypes(category, name)  # the extended floats too, for some
     kernel = getattr(_HOST, name)
     KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
@@ -393,7 +408,11 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
                 xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
                 return call(xp_kernel, scalar_array(x1, dtype, name, a), a)
         a1, a2, _ = binary(x1, x2, allowed, category, name)
-        return call(_kernel_of(namespace_of(a1), name), a1, a2)
+        try:
+            return call(_kernel_of(namespace_of(a1), name), a1, a2)
+        except ValueError:
+            refuse_unbroadcastable(name, tuple(a1.shape), tuple(a2.shape))
+            raise  # another value the engine refuses, in its words
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)

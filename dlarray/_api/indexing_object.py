@@ -42,20 +42,30 @@ import math
 import operator
 from typing import Any, NamedTuple
 
-from dlarray._api._operands import scalar_array
+from dlarray import subbyte
+from dlarray._api._operands import readable, scalar_array
 from dlarray._api.array_object import check_writable
 from dlarray._api.indexing_functions import checked_indices
 from dlarray._api.manipulation import broadcast_shapes
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
+from dlarray._engine import numpy_engine
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap, write
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, common_device, promote, scalar_dtype
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    EXTENDED_FLOATS,
+    common_device,
+    promote,
+    scalar_dtype,
+)
 from dlarray._views import basic_index, permute_dims
 
 _INDEX_DTYPES = CATEGORIES["integer"] | CATEGORIES["bool"]
 _INTEGER = CATEGORIES["integer"]
 _UINT64 = DTYPES_BY_NAME["uint64"]
 _INDEX = DEFAULT_DTYPES["indexing"]
+_SUBBYTE = frozenset(d for d in EXTENDED_FLOATS if d.is_subbyte)
 
 
 def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
@@ -343,6 +353,7 @@ def getitem(x: DLArray, key: Any) -> DLArray:
     items = _engine_key(x, key)
     if items is None:
         return basic_index(x, _basic_key(key))
+    x = readable(x)  # a packed fp6/fp4 array is read padded: the result is new
     a = engine_view(x)
     try:
         native_getitem = _HOOKS[type(a)].getitem
@@ -358,6 +369,7 @@ def _value(x: DLArray, value: Any) -> Any:
     rules: a Python scalar must suit x's dtype, an array must promote to it."""
     if isinstance(value, DLArray):
         common_device((x, value), "__setitem__")
+        value = readable(value)  # a packed fp6/fp4 value is read padded
         if promote(value.dtype, x.dtype, "__setitem__") is not x.dtype:
             raise TypeError(
                 f"__setitem__: a {value.dtype.name} value cannot be stored in a "
@@ -370,6 +382,10 @@ def _value(x: DLArray, value: Any) -> Any:
         return xp.astype(v, engine_dtype(xp, x.dtype))
     scalar = as_python_scalar(value)  # numpy.float64 is a float
     if scalar is not None:
+        if x.dtype in EXTENDED_FLOATS and type(scalar) in (int, float):
+            # Stored into the array, so rounded to its format as astype
+            # rounds (as NumPy's assignment does).
+            return scalar_array(scalar, x.dtype, "__setitem__", engine_view(x))
         if scalar_dtype(scalar, x.dtype, "__setitem__") is not x.dtype:
             raise TypeError(
                 f"__setitem__: a Python {type(scalar).__name__} cannot be stored in a "
@@ -385,6 +401,9 @@ def _value(x: DLArray, value: Any) -> Any:
 def setitem(x: DLArray, key: Any, value: Any) -> None:
     """``x[key] = value``."""
     check_writable(x, "__setitem__")
+    if x.dtype in _SUBBYTE and not x._padded:
+        _setitem_packed(x, key, value)
+        return
     source = _value(x, value)
     items = _engine_key(x, key)
     if items is None:
@@ -404,3 +423,22 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
         write(a, mask, source)
         return
     _scatter(_select(xp, x, key, items), source)
+
+
+def _setitem_packed(x: DLArray, key: Any, value: Any) -> None:
+    """``x[key] = value`` for a packed fp6/fp4 array, whose elements have
+    no bytes of their own: written into a padded copy (every key and rule
+    as for any array), packed again, and the bytes copied back -- all but
+    the bits of the last byte that lie past ``x``'s last element, which
+    belong to whatever follows ``x`` in memory (a view's neighbours)."""
+    padded = subbyte.pad(x)
+    setitem(padded, key, value)
+    new = numpy_engine.to_numpy(subbyte.packed_bytes(subbyte.pack(padded)))
+    target = numpy_engine.to_numpy(subbyte.packed_bytes(x))
+    if new.size == 0:
+        return
+    tail = (x.size * x.dtype.bits) % 8  # bits of x in its last byte, 0 for all
+    if tail:
+        mask = (1 << tail) - 1
+        new[-1] = (int(new[-1]) & mask) | (int(target[-1]) & ~mask)
+    target[...] = new

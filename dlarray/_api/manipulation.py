@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import dlarray._core as _core
+from dlarray._api._operands import readable
 from dlarray._array import DLArray
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
@@ -108,7 +109,7 @@ def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
 
 
 def _engine_as(x: DLArray, dtype: DType) -> Any:
-    a = engine_view(x)
+    a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     if x.dtype is dtype:
         return a
     xp = namespace_of(a)
@@ -225,7 +226,8 @@ def broadcast_to(x: DLArray, /, shape: tuple[int, ...]) -> DLArray:
         If ``x`` is not a DLArray, or ``shape`` is not a tuple of ints.
     ValueError
         If ``x``'s shape does not broadcast to ``shape`` (only extents of 1
-        may grow).
+        may grow), or ``shape`` is beyond an array's limits (more than 64
+        dimensions, or too big: see :func:`dlarray.empty`).
 
     Examples
     --------
@@ -334,7 +336,8 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
     ValueError
         If ``shape`` does not hold ``x.size`` elements or has more than one -1
         or another negative extent, or ``copy=False`` and the result cannot be
-        a view of ``x``.
+        a view of ``x``, or ``shape`` is beyond an array's limits (more than 64
+        dimensions, or too big: see :func:`dlarray.empty`).
 
     Examples
     --------
@@ -443,7 +446,8 @@ def expand_dims(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
     TypeError
         If ``x`` is not a DLArray, or ``axis`` is not an int or a tuple of ints.
     ValueError
-        If ``axis`` is out of range (also an ``IndexError``) or names a position twice.
+        If ``axis`` is out of range (also an ``IndexError``) or names a position twice,
+        or the result would have more than 64 dimensions.
 
     Examples
     --------
@@ -667,7 +671,7 @@ def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) ->
     dlarray.asarray([[1, 2, 2, 2]], dtype=dlarray.int64)
     """
     x = _array(x, "repeat")
-    a = engine_view(x)
+    a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     xp = namespace_of(a)
     if axis is None:
         a, ax = xp.reshape(a, (-1,)), 0
@@ -706,7 +710,7 @@ def roll(
     dlarray.asarray([4, 1, 2, 3], dtype=dlarray.int64)
     """
     x = _array(x, "roll")
-    a = engine_view(x)
+    a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     xp = namespace_of(a)
     if axis is None:
         if isinstance(shift, tuple):
@@ -747,7 +751,7 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     reps = _int_tuple(repetitions, "repetitions", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions {reps} must be non-negative")
-    a = engine_view(x)
+    a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     xp = namespace_of(a)
     out = xp.tile(a, reps)
     if 0 in out.shape:

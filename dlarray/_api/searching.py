@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from dlarray._api._operands import ALL, binary, scalar_array, unary
+from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._array import DLArray
 from dlarray._core import engine_unary as fast_unary
 from dlarray._creation import cast
@@ -28,6 +28,7 @@ from dlarray._engine.routing import (
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
+    allowed_dtypes,
     check_dtype,
     common_device,
     normalize_axes,
@@ -41,6 +42,9 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 _INDEX = DEFAULT_DTYPES["indexing"]
 _REAL = CATEGORIES["real-valued"]
 _BOOL = CATEGORIES["bool"]
+# Every dtype, the extended floats too (dlarray._rules.EXTENDED_FUNCTIONS).
+_WHERE = allowed_dtypes("all", "where")
+_NONZERO = allowed_dtypes("all", "nonzero") | allowed_dtypes("all", "count_nonzero")
 # The host engine's kernels, for the C fast path and arrays of its type
 # (as in statistical.py).
 _HOST = engine_namespace("numpy")
@@ -64,7 +68,7 @@ def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArr
         result = fast_unary(host, _REAL, x)  # the common case, in C
         if result is not None:
             return _indices(result)
-    a = unary(x, _REAL, "real-valued", func)
+    a = unary(x, allowed_dtypes("real-valued", func), "real-valued", func)
     keep = _keepdims(keepdims, func)
     ax = None if axis is None else normalize_axis(axis, x.ndim, func)
     if a.size == 0 and (ax is None or a.shape[ax] == 0):
@@ -75,8 +79,10 @@ def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArr
 def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
     """Index of the first maximum of ``x`` (flattened when ``axis`` is None).
 
-    ``x`` must be real-valued.  ``ValueError`` when there is no element to
-    search.  With ``keepdims=True`` the searched axes stay, with extent 1.
+    ``x`` must be real-valued, or of one of the floating formats outside
+    the standard (float16, bfloat16, fp8/fp6/fp4: docs/api/dtypes.md).
+    ``ValueError`` when there is no element to search.  With ``keepdims=True``
+    the searched axes stay, with extent 1.
 
     Raises
     ------
@@ -98,8 +104,10 @@ def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
 def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
     """Index of the first minimum of ``x`` (flattened when ``axis`` is None).
 
-    ``x`` must be real-valued.  ``ValueError`` when there is no element to
-    search.  With ``keepdims=True`` the searched axes stay, with extent 1.
+    ``x`` must be real-valued, or of one of the floating formats outside
+    the standard (float16, bfloat16, fp8/fp6/fp4: docs/api/dtypes.md).
+    ``ValueError`` when there is no element to search.  With ``keepdims=True``
+    the searched axes stay, with extent 1.
 
     Raises
     ------
@@ -139,7 +147,7 @@ def count_nonzero(
     >>> xp.count_nonzero(xp.asarray([[0, 1, 2], [3, 0, 0]]), axis=1)
     dlarray.asarray([2, 1], dtype=dlarray.int64)
     """
-    a = unary(x, ALL, "all", "count_nonzero")
+    a = unary(x, _NONZERO, "all", "count_nonzero")
     keep = _keepdims(keepdims, "count_nonzero")
     axes = None if axis is None else normalize_axes(axis, x.ndim, "count_nonzero")
     return _indices(call(namespace_of(a).count_nonzero, a, axis=axes, keepdims=keep))
@@ -164,7 +172,7 @@ def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
     >>> xp.nonzero(xp.asarray([[0, 1], [2, 0]]))
     (dlarray.asarray([0, 1], dtype=dlarray.int64), dlarray.asarray([1, 0], dtype=dlarray.int64))
     """
-    a = unary(x, ALL, "all", "nonzero")
+    a = unary(x, _NONZERO, "all", "nonzero")
     if a.ndim == 0:
         raise ValueError(
             "nonzero: the Array API does not define nonzero for a zero-dimensional array; "
@@ -279,7 +287,9 @@ def where(
 
     ``condition`` is a bool array; ``x1`` and ``x2`` are arrays or (one of
     them) a Python scalar.  The three broadcast together; the result has
-    the promoted dtype of ``x1`` and ``x2``.
+    the promoted dtype of ``x1`` and ``x2``.  Two arrays of one of the
+    floating formats outside the standard (float16, bfloat16, fp8/fp6/fp4)
+    give that dtype (docs/api/dtypes.md).
 
     Raises
     ------
@@ -297,7 +307,7 @@ def where(
     dlarray.asarray([1, 0, 3], dtype=dlarray.int64)
     """
     cond = unary(condition, _BOOL, "bool", "where")
-    a1, a2, dtype = binary(x1, x2, ALL, "all", "where")
+    a1, a2, dtype = binary(x1, x2, _WHERE, "all", "where")
     device = condition.device
     if (isinstance(x1, DLArray) and x1.device != device) or (
         isinstance(x2, DLArray) and x2.device != device

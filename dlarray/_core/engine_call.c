@@ -368,6 +368,14 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
     }
     PyObject *result = call_quietly(kernel, args, n, NULL);
     if (result == NULL) {
+        /* A ValueError (shapes that do not broadcast, a value the engine
+         * refuses) is the general path's to report, in dlarray's words: the
+         * kernel made a new array and wrote nothing, so the general path
+         * can run the call again. */
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
         return NULL;
     }
     PyObject *array = dla_engine_adopt(NULL, result);
