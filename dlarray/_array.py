@@ -170,6 +170,55 @@ def _inplace(name: str, *, scalars: bool = True) -> Any:
     return method
 
 
+# NumPy's and PyTorch's array methods that the Array API spells another way
+# (mostly as namespace functions): reading one on a DLArray raises the usual
+# AttributeError, saying how dlarray writes it.  ``hasattr`` stays False.
+_NUMPY_HABITS: dict[str, str] = {
+    **{name: f"dlarray.{name}(x)" for name in (
+        "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "all",
+        "any", "nonzero", "sort", "argsort", "conj", "round", "real", "imag")},
+    "cumsum": "dlarray.cumulative_sum(x)",
+    "cumprod": "dlarray.cumulative_prod(x)",
+    "reshape": "dlarray.reshape(x, shape)",
+    "flatten": "dlarray.reshape(x, (-1,))",
+    "ravel": "dlarray.reshape(x, (-1,))",
+    "view": "dlarray.reshape(x, shape) (views share memory)",
+    "squeeze": "dlarray.squeeze(x, axis)",
+    "transpose": "dlarray.permute_dims(x, axes), or x.T / x.mT",
+    "swapaxes": "dlarray.permute_dims(x, axes)",
+    "astype": "dlarray.astype(x, dtype)",
+    "copy": "dlarray.asarray(x, copy=True)",
+    "clip": "dlarray.clip(x, min, max)",
+    "dot": "dlarray.matmul(x, y), or x @ y",
+    "repeat": "dlarray.repeat(x, repeats)",
+    "take": "dlarray.take(x, indices, axis=...)",
+    "diagonal": "dlarray.linalg.diagonal(x)",
+    "trace": "dlarray.linalg.trace(x)",
+    "fill": "x[...] = value",
+    "item": "float(x), int(x) or bool(x) of a 0-d array",
+    "tolist": "np.from_dlpack(x).tolist() (memory the host can read)",
+    "numpy": "np.from_dlpack(x) (zero-copy; memory the host can read)",
+    "cpu": 'x.to_device("cpu")',
+    "cuda": 'x.to_device("cuda")',
+}  # fmt: skip
+
+
+class _NumPyHabit:
+    """A class attribute for one name of ``_NUMPY_HABITS``: reading it from
+    an array raises AttributeError naming dlarray's spelling."""
+
+    __slots__ = ("name",)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        raise AttributeError(
+            f"'DLArray' object has no attribute {self.name!r}: dlarray follows the Array "
+            f"API standard; write {_NUMPY_HABITS[self.name]}"
+        )
+
+
 class DLArray(_core.ArrayBase):
     """An N-dimensional array whose memory can be shared through DLPack.
 
@@ -230,6 +279,10 @@ class DLArray(_core.ArrayBase):
     # (x + ndarray would build an object array of DLArrays): make it defer,
     # so mixing the two raises TypeError.  Convert with dlarray.asarray.
     __array_ufunc__ = None
+
+    def __dir__(self) -> list[str]:
+        # The names of NumPy habits raise on reading: not attributes to list.
+        return [name for name in super().__dir__() if name not in _NUMPY_HABITS]
 
     # ---- attributes ----
     # ``dtype`` and ``device`` are C getters of ArrayBase (see
@@ -681,6 +734,12 @@ class DLArray(_core.ArrayBase):
         does it: see dlarray._storage)."""
         DELEGATES["_dlpack_check_stream"](self, stream)
 
+
+for _habit in _NUMPY_HABITS:
+    _descriptor = _NumPyHabit()
+    _descriptor.__set_name__(DLArray, _habit)
+    setattr(DLArray, _habit, _descriptor)
+del _habit, _descriptor
 
 _core.register_array_type(DLArray)
 _core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, device_of)

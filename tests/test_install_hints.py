@@ -87,7 +87,34 @@ def test_the_cuda_message_advises_the_command_for_this_installation(installed, m
     # it: the message names the extra's command.
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)
     monkeypatch.setitem(sys.modules, "cuda.bindings.runtime", None)
+    monkeypatch.setattr(cuda_runtime, "_driver_present", lambda: True)  # as on a GPU machine
     with pytest.raises(cuda_runtime.CUDAUnavailableError) as caught:
         cuda_runtime._load()
     assert "pip install '/src/dlarray[cuda]'" in str(caught.value)
     assert "pip install '/src/dlarray[cuda12]' on a CUDA 12 driver" in str(caught.value)
+
+
+def test_without_a_driver_the_cuda_message_says_no_package_would_help(monkeypatch):
+    # Before, the message advised installing dlarray[cuda] on a machine with
+    # no NVIDIA driver, where that cannot help.
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    monkeypatch.setitem(sys.modules, "cuda.bindings.runtime", None)
+    monkeypatch.setattr(cuda_runtime, "_driver_present", lambda: False)
+    with pytest.raises(cuda_runtime.CUDAUnavailableError) as caught:
+        cuda_runtime._load()
+    message = str(caught.value)
+    assert message.startswith("CUDA memory needs an NVIDIA GPU and its driver")
+    assert "no NVIDIA driver" in message and "would not help here" in message
+    assert "device='cpu'" in message
+
+
+def test_the_driver_probe_answers_for_this_machine():
+    # A real answer (no stand-in): libcuda loads exactly where the probe says.
+    import ctypes
+
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        loads = True
+    except OSError:
+        loads = False
+    assert cuda_runtime._driver_present() is loads

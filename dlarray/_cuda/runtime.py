@@ -15,6 +15,8 @@ through :func:`use_runtime`; nothing else in the package can tell.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
@@ -43,6 +45,10 @@ class CUDAUnavailableError(BufferError, ValueError):
     >>> issubclass(dlarray.CUDAUnavailableError, (BufferError, ValueError))
     True
     """
+
+    # Tracebacks and reprs name it where users find it, dlarray.CUDAUnavailableError,
+    # not in this private module.
+    __module__ = "dlarray"
 
 
 class CudaRuntime(Protocol):
@@ -151,11 +157,29 @@ _missing: str | None = None  # why the runtime could not be loaded
 _override: CudaRuntime | None = None
 
 
+def _driver_present() -> bool:
+    """Whether the NVIDIA driver's library loads (asked before an install
+    hint: without a driver, no CUDA package helps)."""
+    name = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
 def _load() -> CudaRuntime:
     """Import cuda-bindings and ask it for devices, or say what is missing."""
     try:
         from cuda.bindings import runtime as module
     except ImportError as exc:
+        if not _driver_present():
+            raise CUDAUnavailableError(
+                "CUDA memory needs an NVIDIA GPU and its driver, and this machine has no "
+                "NVIDIA driver (its library, libcuda, is not found); installing the "
+                f"cuda-bindings package ({pip_install('cuda')}) would not help here: use "
+                "a machine with an NVIDIA GPU, or the host (device='cpu')"
+            ) from None
         raise CUDAUnavailableError(
             f"CUDA memory needs NVIDIA's cuda-bindings package, which is not installed "
             f"({exc}); install it with: {pip_install('cuda')} ({pip_install('cuda12')} "

@@ -24,6 +24,7 @@ from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_reductions, special_values
 from dlarray._engine.namespaces import Namespace
+from dlarray._install import pip_install
 from dlarray._rules import CATEGORIES, SCALAR_JOINS
 
 # The device types of the memory NumPy computes on directly (the memory-kind
@@ -40,7 +41,8 @@ def _ml_dtypes() -> ModuleType:
     except ImportError:
         raise TypeError(
             "bfloat16 and the fp8/fp6/fp4 dtypes need the ml_dtypes package for NumPy "
-            "to hold them; pip install ml_dtypes"
+            f"to hold them; install it with: {pip_install('ml-dtypes')} (or pip install "
+            "ml_dtypes)"
         ) from None
     return ml_dtypes
 

@@ -54,6 +54,10 @@ class SYCLUnavailableError(BufferError, ValueError):
     True
     """
 
+    # Tracebacks and reprs name it where users find it, dlarray.SYCLUnavailableError,
+    # not in this private module.
+    __module__ = "dlarray"
+
 
 @functools.cache
 def dpctl() -> Any:
