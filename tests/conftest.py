@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 
 import abi
@@ -87,24 +88,70 @@ def _no_cupy_over_the_stand_in(request, monkeypatch):
         monkeypatch.setitem(sys.modules, "cupy", None)
 
 
+# What a skip reason says is missing, read from the reason's own words (the
+# skipping tests word it in several ways): the first pattern that matches
+# names the missing module, or the thing (a GPU) directly.
+_MISSING_PATTERNS = (
+    (re.compile(r"no usable (CUDA )?GPU|NVIDIA GPU"), "gpu"),
+    (re.compile(r"No module named '([\w]+)"), None),
+    (re.compile(r"could not import '([\w]+)"), None),
+    (re.compile(r"^(PyTorch) is not installed"), None),
+    (re.compile(r"^([\w-]+) is not installed"), None),
+    (re.compile(r"needs ([\w-]+), which is not installed"), None),
+)
+# The missing thing -> how to get it (the extras name this checkout's own).
+_HOW_TO_GET = {
+    "gpu": "a machine with an NVIDIA GPU and its driver (then: bash tests/cuda/device_check.sh)",
+    "torch": "pip install torch (nox -s 'interop(torch)')",
+    "jax": "pip install jax (nox -s 'interop(jax)')",
+    "tvm_ffi": "pip install apache-tvm-ffi (nox -s 'interop(tvm_ffi)')",
+    "dpctl": "pip install -e '.[sycl-cpu]' (nox -s sycl)",
+    "dpnp": "pip install -e '.[dpnp]' (nox -s 'interop(dpnp)')",
+    "array_api_strict": "nox -s clients (or pip install array-api-strict)",
+    "array_api_extra": "nox -s clients (or pip install array-api-extra)",
+    "sklearn": "nox -s clients (or pip install scikit-learn)",
+    "scipy": "nox -s clients (or pip install scipy)",
+    "einops": "nox -s clients (or pip install einops)",
+}
+_ALIASES = {"pytorch": "torch", "array-api-strict": "array_api_strict",
+            "array-api-extra": "array_api_extra", "scikit-learn": "sklearn"}  # fmt: skip
+
+
+def _missing_thing(reason: str) -> str:
+    """The one thing a skip reason says this machine lacks (or the reason)."""
+    for pattern, thing in _MISSING_PATTERNS:
+        found = pattern.search(reason)
+        if found:
+            name = thing or found.group(found.lastindex or 0)
+            return _ALIASES.get(name.lower(), name)
+    return reason
+
+
 def pytest_terminal_summary(terminalreporter):
-    """The skipped tests, one line per reason (what is missing), with counts.
+    """The skipped tests, one line per missing thing, with counts and how to
+    get it.
 
     Without a GPU, a SYCL device or the optional peers several hundred tests
-    skip, many for the same reason from many files; pytest's own list
-    (``-rs``) repeats a reason once per file and line.  pyproject.toml's
-    ``-r`` leaves skips out of that list, and this section says them once."""
+    skip, for one missing thing worded in several ways from many files;
+    pytest's own list (``-rs``) repeats a reason once per file and line.
+    pyproject.toml's ``-r`` leaves skips out of that list, and this section
+    says each missing thing once (``-v`` adds each distinct reason under it)."""
     skipped = terminalreporter.stats.get("skipped", [])
     if not skipped:
         return
-    reasons: dict[str, int] = {}
+    by_thing: dict[str, dict[str, int]] = {}
     for report in skipped:
         longrepr = report.longrepr
         reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
         reason = reason.removeprefix("Skipped: ")
+        reasons = by_thing.setdefault(_missing_thing(reason), {})
         reasons[reason] = reasons.get(reason, 0) + 1
-    terminalreporter.section(
-        f"{len(skipped)} skipped, by reason (what this machine lacks)", sep="-"
-    )
-    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
-        terminalreporter.line(f"{count:5d}  {reason}")
+    terminalreporter.section(f"{len(skipped)} skipped tests, by what this machine lacks", sep="-")
+    verbose = terminalreporter.config.getoption("verbose") > 0
+    for thing, reasons in sorted(by_thing.items(), key=lambda item: -sum(item[1].values())):
+        how = _HOW_TO_GET.get(thing)
+        label = f"{thing}: {how}" if how else thing
+        terminalreporter.line(f"{sum(reasons.values()):5d}  {label}")
+        if verbose and how:
+            for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+                terminalreporter.line(f"{'':7}{count:5d}  {reason}")
