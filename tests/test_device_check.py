@@ -22,11 +22,15 @@ def _gpu_visible() -> bool:
     except OSError:
         return False
     count = ctypes.c_int(0)
-    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return False
+    return count.value > 0
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash on this machine")
-@pytest.mark.skipif(_gpu_visible(), reason="an NVIDIA GPU is visible: the no-GPU exit cannot be seen here")
+@pytest.mark.skipif(
+    _gpu_visible(), reason="an NVIDIA GPU is visible: the no-GPU exit cannot be seen here"
+)
 def test_without_a_gpu_the_check_exits_3_at_once(tmp_path):
     started = time.monotonic()
     done = subprocess.run(
