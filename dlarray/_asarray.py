@@ -17,11 +17,15 @@ from dlarray._array import DLArray
 from dlarray._consumer import from_dlpack
 from dlarray._creation import cast, from_python
 from dlarray._device import as_device
-from dlarray._dtypes import as_dtype
+from dlarray._dtypes import DTYPES_BY_NAME, as_dtype
 from dlarray._engine.numpy_engine import from_numpy
 from dlarray._storage import sycl as sycl_storage
 from dlarray._storage.allocation import check_allocatable
 from dlarray._transfer import copy_array, copy_to_device
+
+#: The dtypes NumPy holds only through ml_dtypes (bfloat16, fp8, fp6, fp4):
+#: dlarray's own, by name, that NumPy's DLPack export refuses.
+_VIEWED_BY_BITS = frozenset(n for n, d in DTYPES_BY_NAME.items() if d.kind == "extended floating")
 
 
 def asarray(
@@ -96,6 +100,10 @@ def asarray(
                 f"making an array of it always copies; pass copy=None"
             )
         x, copied = from_numpy(np.array(obj)), True
+    elif isinstance(obj, np.ndarray) and obj.dtype.name in _VIEWED_BY_BITS:
+        # NumPy cannot export ml_dtypes' dtypes through DLPack: view the
+        # bits instead (zero-copy, as its exports are).
+        x = from_numpy(obj)
     elif hasattr(type(obj), "__dlpack__"):
         # Under copy=False a move is refused below, with the standard's
         # ValueError, rather than by the producer (a BufferError).

@@ -607,3 +607,18 @@ def test_an_extended_float_is_no_condition_of_where(dtype):
     x = dlarray.asarray([1.0, 0.0], dtype=dtype)
     with pytest.raises(TypeError, match="where is defined only for bool dtypes"):
         dlarray.where(x, x, x)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn"])
+def test_asarray_of_an_ml_dtypes_ndarray_views_its_memory(name):
+    # NumPy's DLPack export refuses ml_dtypes' dtypes, and asarray passed on
+    # its BufferError ("DLPack only supports signed/unsigned integers...").
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes makes the NumPy arrays")
+    a = np.linspace(-3, 3, 8, dtype=np.float32).astype(getattr(ml_dtypes, name))
+    x = dlarray.asarray(a)
+    assert x.dtype == getattr(dlarray, name) and x.shape == a.shape
+    assert dlarray.abi.data_pointer(x) == a.ctypes.data  # zero-copy
+    back = np.asarray(dlarray.astype(x, dlarray.float32))
+    assert back.astype(a.dtype).view(np.uint8).tobytes() == a.view(np.uint8).tobytes()
+    copied = dlarray.asarray(a, copy=True)
+    assert dlarray.abi.data_pointer(copied) != a.ctypes.data
