@@ -115,10 +115,15 @@ doctest_test_doctest_blocks = "default"
 # ---- HTML ----------------------------------------------------------------
 
 html_theme = "furo"
-html_title = f"dlarray {release}: DLPack from the ground up"
+# The sidebar's brand: short, so that it fits on one line (the home page's
+# heading keeps the subtitle, "DLPack from the ground up").
+html_title = f"dlarray {release}"
 html_short_title = "dlarray"
 html_static_path: list[str] = []
 html_show_sourcelink = True
+# "On this page" lists an object by its own name ("__dlpack__()", not
+# "DLArray.__dlpack__()"): its section already says whose it is.
+toc_object_entries_show_parents = "hide"
 
 nitpicky = False
 
