@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 import dlarray as xp
+from dlarray._engine import numpy_reductions
 
 U32, U64 = 2.0**-24, 2.0**-53
 # The documented bound of float32 sums and running sums:
@@ -225,3 +227,378 @@ def test_dtypes_and_shapes_are_the_standards(n):
     assert xp.sum(ints, dtype=xp.float32).dtype == xp.float32
     complex_sum = xp.sum(host(np.full(n, 1 + 2j, np.complex64)))
     assert complex_sum.dtype == xp.complex64 and complex(complex_sum) == n * (1 + 2j)
+
+
+# ---- overflow: issue 28, rows F1 and F2 ----
+#
+# Single-precision partial sums (and double-precision partial products)
+# that overflow or underflow where the exact result does not.  The oracle
+# is exact: Fractions, rounded once to float32 by to_float32 below.
+
+F32_MAX = float(np.finfo(np.float32).max)
+# The exact values from which float32 rounds to infinity.
+OVERFLOW = Fraction(2**128 - 2**103)
+LARGE, SUM_ROWS, SCAN_BLOCK = (
+    numpy_reductions.LARGE,
+    numpy_reductions.SUM_ROWS,
+    numpy_reductions.SCAN_BLOCK,
+)
+
+
+def to_float32(value: Fraction) -> float:
+    """``value`` rounded once to float32 (ties to even), as a Python float."""
+    magnitude = abs(value)
+    if magnitude >= OVERFLOW:
+        rounded = math.inf
+    elif magnitude == 0:
+        rounded = 0.0
+    else:
+        exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+        while magnitude < Fraction(2) ** exponent:
+            exponent -= 1
+        while magnitude >= Fraction(2) ** (exponent + 1):
+            exponent += 1  # now 2**exponent <= magnitude < 2**(exponent + 1)
+        step = Fraction(2) ** max(exponent - 23, -149)
+        rounded = float(round(magnitude / step) * step)
+    return -rounded if value < 0 else rounded
+
+
+def exact_sum(values: np.ndarray) -> Fraction:
+    return sum((Fraction(v) for v in values.tolist() if v), Fraction(0))
+
+
+def exact_prod(values: np.ndarray) -> Fraction:
+    return math.prod((Fraction(v) for v in values.tolist() if v != 1), start=Fraction(1))
+
+
+def exact_prefix_fractions(values: np.ndarray) -> list[Fraction]:
+    """Every prefix sum of the 1-d real ``values``, exact (sparse inputs: a
+    Fraction is added only where a value is not zero)."""
+    out: list[Fraction] = []
+    total = Fraction(0)
+    for value in values.tolist():
+        if value:
+            total += Fraction(value)
+        out.append(total)
+    return out
+
+
+def assert_sum_is_right(got: float, values: np.ndarray, what: str = "") -> None:
+    """Infinite exactly where the exact sum rounds to infinity; elsewhere
+    within the documented bound u*|s| + 16*u*sum|x| (so never NaN)."""
+    exact = exact_sum(values)
+    expected = to_float32(exact)
+    if math.isinf(expected):
+        assert got == expected, (what, got, expected)
+        return
+    magnitude = exact_sum(np.abs(values))
+    assert math.isfinite(got), (what, got, expected)
+    bound = Fraction(U32) * abs(exact) + K32 * Fraction(U32) * magnitude
+    assert abs(Fraction(got) - exact) <= bound, (what, got, expected)
+
+
+def assert_running_sums_are_right(got: np.ndarray, values: np.ndarray, what: str = "") -> None:
+    exact = exact_prefix_fractions(values)
+    magnitudes = exact_prefix_fractions(np.abs(values))
+    assert got.shape == values.shape
+    previous = None
+    for i, (g, s, m) in enumerate(zip(got.tolist(), exact, magnitudes, strict=True)):
+        if (g, s) == previous:
+            continue  # (a run of zeros: checked once)
+        previous = (g, s)
+        expected = to_float32(s)
+        if math.isinf(expected):
+            assert g == expected, (what, i, g, expected)
+        else:
+            assert math.isfinite(g), (what, i, g, expected)
+            bound = Fraction(U32) * abs(s) + K32 * Fraction(U32) * m
+            assert abs(Fraction(g) - s) <= bound, (what, i, g, expected)
+
+
+def pairs_at(n: int, positives: tuple[int, ...], negatives: tuple[int, ...], big=3e38):
+    a = np.zeros(n, np.float32)
+    a[list(positives)] = big
+    a[list(negatives)] = -big
+    return a
+
+
+def test_f1_sum_mean_var_of_cancelling_maxima():
+    # Issue 28, row F1, exactly: two columns overflow to +inf and -inf.
+    a = pairs_at(65536, (0, 4096), (1, 4097))
+    assert float(xp.sum(host(a))) == 0.0
+    assert float(xp.mean(host(a))) == 0.0
+    # var: the exact variance, 4 * 9e76 / 65536, is beyond float32's range.
+    assert to_float32(exact_sum(a.astype(np.float64) ** 2) / 65536) == math.inf
+    assert float(xp.var(host(a))) == math.inf
+    assert float(xp.std(host(a))) == pytest.approx(math.sqrt(4 * 9e76 / 65536), rel=1e-6)
+
+
+def test_sums_of_maxima_at_every_column_position():
+    # The pairs in one column of the (SUM_ROWS, n // SUM_ROWS) reshape, in
+    # two columns, across rows, in the tail that the columns leave out;
+    # below, at and above LARGE (65535 takes the double path: a control).
+    for n in (LARGE - 1, LARGE, LARGE + 1, LARGE + SUM_ROWS - 1, 100_003):
+        width = n // SUM_ROWS
+        tail = n - n % SUM_ROWS
+        placements = [
+            ((0, width), (1, width + 1)),  # two columns, each +inf or -inf
+            ((5, 5 + 15 * width), (6, 6 + 7 * width)),  # first and last rows
+            ((width - 1, 2 * width - 1), (0, 3 * width)),  # last column, first
+            ((0, n - 1), (1, n - 2)),  # with the tail (when n % SUM_ROWS)
+            ((0, width, 2 * width), (1, width + 1, 2 * width + 1)),
+        ]
+        if tail < n:
+            placements.append(((tail, 0), (n - 1, width)))
+        for positives, negatives in placements:
+            a = pairs_at(n, positives, negatives)
+            what = (n, positives, negatives)
+            assert_sum_is_right(float(xp.sum(host(a))), a, what)
+            mean = exact_sum(a) / n
+            bound = 2 * Fraction(U32) * abs(mean) + 17 * Fraction(U32) * exact_sum(np.abs(a)) / n
+            assert abs(Fraction(float(xp.mean(host(a)))) - mean) <= bound, what
+            got = xp.sum(host(a), keepdims=True)
+            assert got.shape == (1,) and float(got[0]) == float(xp.sum(host(a)))
+
+
+def test_sums_whose_exact_value_overflows():
+    # Two maxima in one column overflow float32 there, and so does the exact
+    # sum: inf, not NaN (which -inf in another column used to make).
+    a = pairs_at(LARGE, (0, LARGE // SUM_ROWS, 7), (3,))
+    assert float(xp.sum(host(a))) == math.inf
+    assert float(xp.mean(host(a))) == pytest.approx(3e38 * 2 / LARGE, rel=1e-6)
+    b = -a
+    assert float(xp.sum(host(b))) == -math.inf
+
+
+@pytest.mark.parametrize("n", [3, 1000, LARGE, LARGE + 1, 100_003])
+def test_sums_at_the_overflow_threshold(n):
+    # max + 2**103 is exactly float32's overflow threshold (infinity); one
+    # step of 2**-149 below it, the exact sum rounds to float32's maximum.
+    # A double-precision total cannot tell the two apart.
+    tiny = 2.0**-149
+    for values, expected in (
+        ([F32_MAX, 2.0**103, -tiny], F32_MAX),
+        ([F32_MAX, 2.0**103], math.inf),
+        ([F32_MAX, 2.0**103, tiny], math.inf),
+        ([-F32_MAX, -(2.0**103), tiny], -F32_MAX),
+    ):
+        a = np.zeros(n, np.float32)
+        a[: len(values)] = values
+        assert float(xp.sum(host(a))) == expected, (values, n)
+        assert to_float32(exact_sum(a)) == expected
+        # The same along an axis, and with keepdims.
+        two = np.stack([a, np.zeros(n, np.float32)])
+        got = np.from_dlpack(xp.sum(host(two), axis=1, keepdims=True))
+        assert got.shape == (2, 1) and got[0, 0] == expected and got[1, 0] == 0
+        got = np.from_dlpack(xp.sum(host(np.ascontiguousarray(two.T)), axis=0))
+        assert got[0] == expected
+
+
+def test_complex64_sums_overflow_part_by_part():
+    real = pairs_at(LARGE, (0, 4096), (1, 4097))
+    imag = pairs_at(LARGE, (2, 4098, 9), (3,))
+    a = (real + 1j * imag).astype(np.complex64)
+    got = complex(xp.sum(host(a)))
+    assert got.real == 0.0 and got.imag == math.inf
+    mean = complex(xp.mean(host(a)))
+    assert mean.real == 0.0 and mean.imag == pytest.approx(2 * 3e38 / LARGE, rel=1e-6)
+    got = np.from_dlpack(xp.cumulative_sum(host(a)))
+    assert_running_sums_are_right(got.real, real, "real")
+    assert_running_sums_are_right(got.imag, imag, "imag")
+
+
+def test_mean_of_values_whose_sum_overflows():
+    for n in (10, LARGE, 100_003):
+        a = np.full(n, 3e38, np.float32)
+        assert float(xp.mean(host(a))) == pytest.approx(3e38, rel=1e-6)
+        two = np.stack([a, -a])
+        got = np.from_dlpack(xp.mean(host(two), axis=1))
+        np.testing.assert_allclose(got, [3e38, -3e38], rtol=1e-6)
+
+
+def test_f2_running_sums_of_cancelling_maxima():
+    # Issue 28, row F2, exactly.
+    a = np.zeros(65536, np.float32)
+    a[:4] = [3e38, 3e38, -3e38, -3e38]
+    got = np.from_dlpack(xp.cumulative_sum(host(a)))
+    assert not np.isnan(got).any()
+    np.testing.assert_array_equal(got[:5], np.float32([3e38, np.inf, 3e38, 0, 0]))
+    assert (got[4:] == 0).all()
+
+
+def test_running_sums_of_maxima_at_every_block_position():
+    for n in (LARGE - 1, LARGE, LARGE + 1, 100_003):
+        last = n - n % SCAN_BLOCK
+        placements = [
+            ((0, 1), (2, 3)),  # F2's
+            ((SCAN_BLOCK - 2, SCAN_BLOCK - 1), (SCAN_BLOCK, SCAN_BLOCK + 1)),  # across blocks
+            ((SCAN_BLOCK // 2 - 1, SCAN_BLOCK // 2), (SCAN_BLOCK // 2 + 1, 3 * SCAN_BLOCK)),
+            ((10, 10 + SCAN_BLOCK), (11, 20 + 2 * SCAN_BLOCK)),  # far apart: the carries
+            ((last - 1, n - 1), (0, 5)),  # into the tail
+        ]
+        for positives, negatives in placements:
+            a = pairs_at(n, positives, negatives)
+            what = (n, positives, negatives)
+            got = np.from_dlpack(xp.cumulative_sum(host(a)))
+            assert_running_sums_are_right(got, a, what)
+            initial = np.from_dlpack(xp.cumulative_sum(host(a), include_initial=True))
+            assert initial[0] == 0
+            np.testing.assert_array_equal(initial[1:], got)
+
+
+@pytest.mark.parametrize("n", [3, LARGE, LARGE + 1])
+def test_running_sums_at_the_overflow_threshold(n):
+    a = np.zeros(n, np.float32)
+    a[:3] = [F32_MAX, 2.0**103, -(2.0**-149)]
+    got = np.from_dlpack(xp.cumulative_sum(host(a)))
+    np.testing.assert_array_equal(got[:3], np.float32([F32_MAX, np.inf, F32_MAX]))
+    assert (got[3:] == F32_MAX).all()
+    assert_running_sums_are_right(got, a)
+    # Along an axis of a 2-d array (the double path).
+    two = np.stack([a, -a], axis=1)
+    got = np.from_dlpack(xp.cumulative_sum(host(two), axis=0))
+    np.testing.assert_array_equal(got[2], np.float32([F32_MAX, -F32_MAX]))
+
+
+def test_f1_prod_of_cancelling_extremes():
+    # Issue 28, row F1, exactly: 1e38 at every 1024th element, 1e-38 after it.
+    a = np.ones(65536, np.float32)
+    a[::1024] = 1e38
+    a[1::1024] = 1e-38
+    exact = exact_prod(a)
+    got = float(xp.prod(host(a)))
+    assert abs(Fraction(got) - exact) <= (Fraction(U32) + 65536 * Fraction(U64)) * exact
+    assert got == pytest.approx(0.9999935, rel=1e-5)
+
+
+def assert_prod_is_right(got: float, values: np.ndarray, what: str = "") -> None:
+    """Infinite or zero exactly where the exact product rounds so; within
+    the documented relative bound (u + n * 2**-53) in float32's normal
+    range, plus 2**-150 below it."""
+    exact = exact_prod(values)
+    expected = to_float32(exact)
+    if math.isinf(expected) or expected == 0:
+        assert got == expected, (what, got, expected)
+    else:
+        assert math.isfinite(got), (what, got, expected)
+        bound = (Fraction(U32) + values.size * Fraction(U64)) * abs(exact) + Fraction(2) ** -150
+        assert abs(Fraction(got) - exact) <= bound, (what, got, expected)
+
+
+def test_products_that_leave_double_precisions_range_on_the_way():
+    cases = {
+        "up then to zero": [1e38] * 10 + [1e-38] * 10 + [0.0],
+        "up then down": [1e38] * 10 + [1e-38] * 10,
+        "down then up": [1e-38] * 10 + [1e38] * 10,
+        "subnormal partials": [1e-30] * 12 + [1e30] * 12,
+        "float32 subnormals": [1e-45] * 8 + [1e38] * 9,
+        "overflows": [1e38] * 12 + [1e-38] * 3,
+        "underflows": [1e-38] * 12 + [1e38] * 3,
+        "negative": [-1e38] * 9 + [1e-38] * 9 + [-3.0],
+    }
+    for name, values in cases.items():
+        for n in (len(values), 1000, LARGE, 100_003):
+            a = np.ones(n, np.float32)
+            a[: len(values)] = values
+            RNG.shuffle(a)
+            assert_prod_is_right(float(xp.prod(host(a))), a, (name, n))
+    # Along an axis, and with keepdims: one row per case.
+    rows = np.ones((len(cases), 40), np.float32)
+    for row, values in zip(rows, cases.values(), strict=True):
+        row[: len(values)] = values
+    for got in (
+        np.from_dlpack(xp.prod(host(rows), axis=1)),
+        np.from_dlpack(xp.prod(host(np.ascontiguousarray(rows.T)), axis=0)),
+        np.from_dlpack(xp.prod(host(rows), axis=1, keepdims=True))[:, 0],
+    ):
+        for value, row in zip(got.tolist(), rows, strict=True):
+            assert_prod_is_right(value, row)
+
+
+def test_products_at_the_overflow_threshold():
+    # 31 * 2**98 * 1082401 * 2**5 is exactly the threshold (2**25 - 1) * 2**103.
+    cases = (
+        ([], math.inf),
+        ([1 - 2.0**-24, 1 + 2.0**-23], math.inf),
+        ([1 - 2.0**-24], F32_MAX),  # max - 2**103 + 2**79
+        # The same, through partial products beyond double precision's range.
+        ([1 - 2.0**-24] + [2.0**120] * 9 + [2.0**-120] * 9, F32_MAX),
+    )
+    for extra, expected in cases:
+        values = [31 * 2.0**98, 1082401 * 2.0**5, *extra]
+        for n in sorted({len(values), 9, 1000, LARGE} - set(range(len(values)))):
+            a = np.ones(n, np.float32)
+            a[: len(values)] = values
+            assert_prod_is_right(float(xp.prod(host(a))), a, (extra, n))
+            assert float(xp.prod(host(a))) == expected
+    a = np.ones(100, np.float32)
+    a[:3] = [F32_MAX, 1 - 2.0**-24, 1 + 2.0**-24]  # exactly max * (1 - 2**-48)
+    assert_prod_is_right(float(xp.prod(host(a))), a)
+
+
+def test_var_of_a_deviation_beyond_single_precision():
+    # One 1e20 among zeros: the deviation squared (1e40) overflows float32,
+    # the variance (about 1.5e35) does not.
+    for n in (LARGE - 1, LARGE, 100_003):
+        a = np.zeros(n, np.float32)
+        a[7] = 1e20
+        values = a.astype(np.float64)
+        for correction in (0, 1):
+            exact = float(((values - values.mean()) ** 2).sum() / (n - correction))
+            got = float(xp.var(host(a), correction=correction))
+            assert got == pytest.approx(exact, rel=22 * U32), (n, correction)
+            assert float(xp.std(host(a), correction=correction)) == pytest.approx(
+                math.sqrt(exact), rel=22 * U32
+            )
+        exact = float(((values - values.mean()) ** 2).sum() / n)
+        two = np.stack([a, a[::-1]])
+        got = np.from_dlpack(xp.var(host(two), axis=1, keepdims=True))
+        np.testing.assert_allclose(got, [[exact], [exact]], rtol=22 * U32)
+
+
+def test_var_of_a_mean_whose_sum_overflows():
+    # (Distinct values near 3e38 differ by at least 2**104: their variance
+    # overflows float32.  Equal ones have none.)
+    for n in (LARGE, 100_003):
+        a = np.full(n, 3e38, np.float32)
+        assert float(xp.var(host(a))) == 0.0
+        assert float(xp.std(host(a), correction=1)) == 0.0
+
+
+def test_var_of_squares_below_single_precisions_normal_range():
+    # Squared deviations of 1e-40 are subnormal in float32 (2**-150
+    # absolute accuracy, 7e-6 relative); the variance, with a correction
+    # that leaves a divisor of 0.01, is normal.
+    n = LARGE
+    a = np.full(n, 1e-20, np.float32)
+    a[1::2] = -1e-20
+    values = a.astype(np.float64)
+    exact = float((values**2).sum()) / (n - (n - 0.01))
+    got = float(xp.var(host(a), correction=n - 0.01))
+    assert got == pytest.approx(exact, rel=23 * U32, abs=0)
+
+
+def test_running_products_that_leave_double_precisions_range_on_the_way():
+    # cumulative_prod of float32 (issue 28's prod, per prefix): a double
+    # running product stays infinite (or zero) once it overflows (or
+    # underflows), though later exact running products are finite again.
+    for values in (
+        [1e38] * 10 + [1e-38] * 10 + [0.0, 5.0],
+        [1e-38] * 10 + [1e38] * 10 + [3.0],
+        [1e-30] * 12 + [1e30] * 12,
+        [2.0**120] * 9 + [2.0**-120] * 9 + [F32_MAX, 1 - 2.0**-24, 1 + 2.0**-23],
+    ):
+        for n in (len(values), 1000, LARGE + 1):
+            a = np.ones(n, np.float32)
+            a[: len(values)] = values
+            got = np.from_dlpack(xp.cumulative_prod(host(a)))
+            for k, (g, v) in enumerate(zip(got.tolist(), a.tolist(), strict=True)):
+                if k >= len(values) + 2 and v == 1:  # (the ones after: checked once)
+                    assert g == got[len(values) + 1], (n, k)
+                    continue
+                assert_prod_is_right(g, a[: k + 1], (values[:3], n, k))
+            two = np.stack([a, a], axis=1)
+            got2 = np.from_dlpack(xp.cumulative_prod(host(two), axis=0, include_initial=True))
+            assert got2.shape == (n + 1, 2) and (got2[0] == 1).all()
+            np.testing.assert_array_equal(got2[1:, 0], got)
+            np.testing.assert_array_equal(got2[1:, 1], got)

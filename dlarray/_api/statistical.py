@@ -26,11 +26,15 @@ engine's fixes of ``sum``, ``max`` and the rest
   :mod:`dlarray._engine.numpy_reductions`, at NumPy's own speed) is asked
   for the result dtype directly; every other engine accumulates in
   ``float64`` / ``complex128`` (``xp.sum(a, dtype=float64)``) and the
-  result is rounded once.  ``var``/``std`` follow the sums: on an accurate
-  engine, reductions of at least ``_SINGLE_SPREAD`` elements take NumPy's
-  two passes in single precision, smaller ones stay in double precision.
-  The cost of double precision: an intermediate that would overflow
-  ``float32`` but not ``float64`` no longer turns the result into ``inf``.
+  result is rounded once.  ``mean`` divides the sum; where a single
+  precision sum overflows, it is taken again in double precision.
+  ``var``/``std`` follow the sums: on an accurate engine, reductions of at
+  least ``_SINGLE_SPREAD`` elements take NumPy's two passes in single
+  precision, smaller ones stay in double precision, and so do the large
+  ones whose single-precision squares overflow or fall below ``float32``'s
+  normal range (:func:`_in_single_range`).  The cost of double precision:
+  an intermediate that would overflow ``float32`` but not ``float64`` no
+  longer turns the result into ``inf``.
 """
 
 from __future__ import annotations
@@ -95,6 +99,11 @@ _HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, 
 # The fewest elements per result whose var/std an accurate engine computes
 # in single precision (see _variance).
 _SINGLE_SPREAD = 1 << 16
+# float32's largest value (that of complex64's parts too).
+_SINGLE_MAX = 3.4028234663852886e38
+# Sums of squared deviations below this, per term, are redone in double
+# precision (see _in_single_range).
+_TINY_SQUARES = 2.0**-100
 # Namespace -> whether it accumulates single precision accurately itself.
 _ACCURATE: dict[Any, bool] = {}
 
@@ -180,6 +189,14 @@ def _in_result_dtype(xp: Any, a: Any, x_dtype: DType, out_dtype: DType) -> Any:
     if x_dtype is out_dtype or _work_dtype(xp, out_dtype) is out_dtype:
         return a
     return xp.astype(a, engine_dtype(xp, out_dtype))
+
+
+def _overflowed(xp: Any, total: Any) -> bool:
+    """Whether some element of ``total`` is infinite or NaN."""
+    if total.ndim == 0:  # (the common case, without engine calls)
+        value = complex(total)
+        return not (math.isfinite(value.real) and math.isfinite(value.imag))
+    return not bool(xp.all(xp.isfinite(total)))
 
 
 def _rounded(xp: Any, result: Any, dtype: DType) -> Any:
@@ -580,11 +597,32 @@ def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
     work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
     count = _reduced_count(a.shape, axes)
+    redone = out_dtype in _WIDE and work != engine_dtype(xp, _WIDE[out_dtype])
+    redone = redone and _overflowed(xp, total)
+    if redone:
+        # A single-precision sum beyond float32's range (or of infinities
+        # or NaN): the mean itself is within the range of x, so the sum is
+        # taken again in double precision, where it cannot overflow.
+        work = engine_dtype(xp, _WIDE[out_dtype])
+        total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
     if out_dtype in _COMPLEX:
-        total = _complex(xp, xp.real(total) / count, xp.imag(total) / count, work, a.device)
+        re, im = xp.real(total) / count, xp.imag(total) / count
+        if redone:
+            re, im = _within_range(xp, re), _within_range(xp, im)
+        total = _complex(xp, re, im, work, a.device)
     elif count != 1:  # (with count 1 the total might be x itself, as a sum over no axes)
         total /= count  # in place: NumPy would turn a 0-d total into a scalar
+        if redone:
+            total = _within_range(xp, total)
     return _rounded(xp, total, out_dtype)
+
+
+def _within_range(xp: Any, means: Any) -> Any:
+    """Double-precision means of single-precision values, the finite ones
+    clipped to the single dtype's range: an exact mean lies between its
+    values, but a sum's rounding (relative ``count * 2**-53``) could carry
+    the mean of values near the largest past it, to infinity once rounded."""
+    return xp.where(xp.isfinite(means), xp.clip(means, -_SINGLE_MAX, _SINGLE_MAX), means)
 
 
 def _check_correction(correction: Any, func: str) -> float:
@@ -610,8 +648,23 @@ def _variance(
     # Small spreads stay in double precision on every engine: there a cast
     # costs little, and rounding the mean to single precision would cost
     # accuracy where |mean| is much larger than the spread.
-    wide = count < _SINGLE_SPREAD
-    work = engine_dtype(xp, _WIDE.get(out_dtype, out_dtype) if wide else _work_dtype(xp, out_dtype))
+    wide = engine_dtype(xp, _WIDE.get(out_dtype, out_dtype))
+    work = wide if count < _SINGLE_SPREAD else engine_dtype(xp, _work_dtype(xp, out_dtype))
+    squares = _squared_deviations(xp, a, axes, keepdims, count, work)
+    if work != wide and not _in_single_range(xp, squares, count):
+        squares = _squared_deviations(xp, a, axes, keepdims, count, wide)
+    divisor = count - correction
+    if divisor <= 0:
+        result = xp.full_like(squares, math.nan)
+    else:
+        result = squares / divisor
+    return _rounded(xp, xp.sqrt(result) if root else result, out_dtype)
+
+
+def _squared_deviations(
+    xp: Any, a: Any, axes: tuple[int, ...], keepdims: bool, count: int, work: Any
+) -> Any:
+    """The sums of squared deviations from the mean over ``axes``, in ``work``."""
     if a.dtype == work:
         deviations = a - xp.sum(a, axis=axes, keepdims=True) / count  # a new array
     else:
@@ -619,13 +672,24 @@ def _variance(
         deviations = xp.astype(a, work)
         deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
     deviations *= deviations
-    squares = xp.sum(deviations, axis=axes, keepdims=keepdims)
-    divisor = count - correction
-    if divisor <= 0:
-        result = xp.full_like(squares, math.nan)
-    else:
-        result = squares / divisor
-    return _rounded(xp, xp.sqrt(result) if root else result, out_dtype)
+    return xp.sum(deviations, axis=axes, keepdims=keepdims)
+
+
+def _in_single_range(xp: Any, squares: Any, count: int) -> bool:
+    """Whether single-precision sums of squared deviations ``squares`` (of
+    ``count`` terms each) are as accurate as the documented bound says.
+
+    Not where one is infinite or NaN: a deviation (or the mean's sum)
+    overflowed float32, though the variance may be finite (one 1e20 among
+    65535 zeros: a deviation squared is 1e40, the variance 1.5e35); nor
+    where one is below ``count * 2**-100``: squares below float32's normal
+    range (2**-126) keep only an absolute accuracy of 2**-150 each.  Double
+    precision has neither problem for float32 values.
+    """
+    smallest = count * _TINY_SQUARES
+    if squares.ndim == 0:  # (the common case, without engine calls)
+        return smallest <= float(squares) <= _SINGLE_MAX  # (NaN fails)
+    return bool(xp.all((squares >= smallest) & (squares <= _SINGLE_MAX)))
 
 
 def _spread(

@@ -22,16 +22,33 @@ path at NumPy's own speed:
 * ``sum``: the columns of a reshape ``(SUM_ROWS, n // SUM_ROWS)`` summed
   in single precision (elementwise adds of its rows, faster than NumPy's
   pairwise loop), the column sums added in double precision, rounded once;
-* ``prod`` (``float32``): the products of a reshape's columns in double precision
-  (elementwise over rows, not NumPy's latency-bound scalar loop), then of
-  those, rounded once;
 * ``cumulative_sum``: a log-step (Hillis-Steele) scan inside each block,
   built from elementwise adds of shifted views, the blocks' totals scanned
   in double precision and added as carries before the last step.
+
+Single-precision partial sums can overflow where the exact result does
+not (+inf in one column, -inf in another, NaN in the total).  So a blocked
+result is kept only where its error bound proves it finite and on the
+right side of float32's overflow threshold (``_OVERFLOW``); otherwise the
+double-precision path decides, which cannot overflow for float32 values.
+Rounding a double-precision result to float32 can still misplace that
+threshold, so results within their error bound of it are formed exactly
+(integer limbs): a result is infinite exactly where the exact one rounds
+to infinity.
+
+``prod`` of ``float32`` keeps exponents apart from mantissas
+(:func:`_row_products`), so no partial product overflows, underflows or
+turns subnormal where the exact product does not, on every path; a cheap
+range test lets small inputs (and long runs of factors very near 1) take
+the direct double-precision product, in columns (``PROD_COLUMNS``) for a
+large contiguous run.  ``cumulative_prod`` of ``float32`` keeps NumPy's
+double-precision running product where its results prove it right, and
+keeps exponents apart elsewhere (:func:`_running_products`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -132,7 +149,12 @@ def as_array(function: Kernel) -> Kernel:
 
 _add: Any = np.add
 _multiply: Any = np.multiply
+_maximum: Any = np.maximum
+_minimum: Any = np.minimum
 _float32 = np.dtype(np.float32)
+_float64 = np.dtype(np.float64)
+_int32 = np.dtype(np.int32)
+_int64 = np.dtype(np.int64)
 #: The double-precision dtype each single dtype accumulates in.
 _DOUBLE = {
     np.dtype(np.float32): np.dtype(np.float64),
@@ -150,9 +172,34 @@ LARGE = 1 << 16
 #: down its columns, elementwise in single precision (each column's sum
 #: rounds SUM_ROWS - 1 times), then the columns' sums in double precision.
 SUM_ROWS = 16
-# prod's columns: a large run is multiplied as a reshape (n // _PROD_COLUMNS,
-# _PROD_COLUMNS) down its columns, elementwise in double precision.
-_PROD_COLUMNS = 1024
+#: The most float32 factors whose product is formed directly in double
+#: precision: any 6 lie within [2**-894, 2**768], inside double's normal
+#: range, so nothing overflows, underflows or loses bits to a subnormal.
+PROD_DIRECT = 6
+#: A longer float32 product multiplies groups of PROD_GROUP factors (at
+#: most PROD_DIRECT) in double precision, then keeps the groups' exponents
+#: apart from their mantissas (``np.frexp``: mantissas in [0.5, 1)).
+PROD_GROUP = 4
+#: The most mantissas multiplied into one block product: at least
+#: 2**-PROD_BLOCK, far inside double's normal range.
+PROD_BLOCK = 512
+#: Products of fewer elements than this first try a cheap test (_in_range)
+#: that may prove the direct double-precision product safe; beyond it, the
+#: test costs a quarter of the product and passes only for factors within
+#: about 2**(1020 / n) of 1.
+PROD_CHECKED = 1 << 18
+#: A large contiguous run whose product the test proves safe is multiplied
+#: as a reshape (n // PROD_COLUMNS, PROD_COLUMNS) down its columns.
+PROD_COLUMNS = 1024
+
+_U32, _U64 = 2.0**-24, 2.0**-53
+_MAX32 = float(np.finfo(np.float32).max)  # 2**128 - 2**104
+#: float32's overflow threshold: an exact value at least this large in
+#: magnitude rounds to infinity (it is halfway between _MAX32 and 2**128).
+_OVERFLOW = 2.0**128 - 2.0**103
+# Slack on every error bound below, for the factors (1 + u)**k that the
+# bounds leave out (k u far below 2**-10 at any array size).
+_SLACK = 1 + 2.0**-10
 
 
 def _run(x: Any, axis: Any) -> Any:
@@ -167,6 +214,33 @@ def _run(x: Any, axis: Any) -> Any:
     return x.ravel("K")  # a view: the memory's own order
 
 
+def _axes(x: Any, axis: Any) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(x.ndim))
+    return tuple(sorted(a % x.ndim for a in ((axis,) if type(axis) is int else axis)))
+
+
+def _parts(a: Any) -> tuple[Any, ...]:
+    """The real arrays that a (complex) array is checked in, part by part
+    (views: writing them writes ``a``)."""
+    return (a.real, a.imag) if a.dtype.kind == "c" else (a,)
+
+
+def _peak(a: Any) -> float:
+    """The largest magnitude among the parts of ``a``'s elements (NaN if
+    any is NaN; ``a`` not empty)."""
+    if a.ndim == 0:
+        value = a.item()
+        extremes = [abs(value.real), abs(value.imag)]
+    else:
+        extremes = [
+            e
+            for p in _parts(a)
+            for e in (float(_maximum.reduce(p, None)), -float(_minimum.reduce(p, None)))
+        ]
+    return math.nan if any(e != e for e in extremes) else max(extremes)
+
+
 def _rounded_total(x: Any, axis: Any, keepdims: bool, total: Any) -> Any:
     """The 0-d double ``total`` of every element of ``x``, rounded to ``x``'s dtype."""
     result = total.astype(x.dtype)
@@ -174,41 +248,301 @@ def _rounded_total(x: Any, axis: Any, keepdims: bool, total: Any) -> Any:
 
 
 def _in_double(reduce: Kernel, x: Any, axis: Any, keepdims: bool) -> Any:
-    """``reduce`` over ``axis`` in double precision, rounded once."""
+    """``reduce`` over ``axis`` in double precision (not rounded)."""
     double = _DOUBLE[x.dtype]
     if axis is None and not keepdims:
-        return reduce(x, None, double, _empty((), double)).astype(x.dtype)
-    return reduce(x, axis, double, None, keepdims).astype(x.dtype)
+        return reduce(x, None, double, _empty((), double))
+    return reduce(x, axis, double, None, keepdims)
+
+
+# ---- overflow: exactly where the exact result rounds to infinity ----
+#
+# A double-precision sum of float32 values cannot overflow, but its
+# rounding to float32 can misplace the overflow threshold: an exact sum
+# just below _OVERFLOW must give float32's largest value, one at or above
+# it infinity.  Where a double result lies within its error bound of the
+# threshold, the exact result is formed with integers instead.
+
+
+def _single_of(wide: Any, x: Any, count: int, reduce: Kernel) -> Any:
+    """``wide``, sums or running sums of ``count`` values of ``x`` in
+    double precision, rounded once to ``x``'s dtype: infinite exactly where
+    the exact result rounds to infinity.  ``reduce(a, dtype)`` forms them
+    from an array of ``x``'s shape (int64 for the exact ones).
+
+    Each result is ``count`` roundings or fewer away from the exact one,
+    each at most ``2**-53`` times a partial sum: first bounded by ``count``
+    times float32's largest value, then, where that is not enough, by the
+    (running) sum of the magnitudes.
+    """
+    result = wide.astype(x.dtype)
+    if wide.size == 0:
+        return result
+    error = _SLACK * _U64 * count * count * _MAX32
+    if wide.ndim == 0 and wide.dtype == _float64:  # the common case, at a glance
+        if abs(float(wide)) + error < _OVERFLOW:
+            return result
+    elif _peak(wide) + error < _OVERFLOW:
+        return result
+    for part, wide_part, values in zip(_parts(result), _parts(wide), _parts(x), strict=True):
+        distance = np.abs(np.abs(wide_part) - _OVERFLOW)
+        near = distance <= error
+        if near.any():
+            magnitudes = reduce(np.abs(values), _float64)  # (rounded: hence the slack squared)
+            near &= distance <= _SLACK * _SLACK * _U64 * count * magnitudes
+        if near.any():
+            part[near] = _exact_sums(values, reduce, near)
+    return result
+
+
+def _exact_sums(values: Any, reduce: Kernel, where: Any) -> list[float]:
+    """The exact sums that ``reduce`` forms of the real float32 array
+    ``values``, at the positions ``where`` of its result, each rounded once
+    to float32.
+
+    Every float32 value is an integer number of units of 2**-149, of at
+    most 277 bits: nine 32-bit limbs, each of which int64 sums exactly
+    (for fewer than 2**31 terms).  The limbs' sums are joined in Python
+    integers only where asked.
+    """
+    bits = values.view(np.uint32)
+    exponent = (bits >> 23) & 0xFF
+    significand = (bits & 0x7FFFFF).astype(_int64)
+    significand[exponent > 0] |= 1 << 23  # the implicit bit of normal numbers
+    shift = np.maximum(exponent.astype(_int64) - 1, 0)  # value = significand << shift units
+    sign = np.where(bits >> 31, -1, 1)
+    units = [0] * int(np.count_nonzero(where))
+    for limb in range(9):
+        s = shift - 32 * limb
+        part = ((significand << np.clip(s, 0, 32)) >> np.clip(-s, 0, 31)) & 0xFFFFFFFF
+        sums = np.asarray(reduce(part * sign, None))[where]
+        units = [u + (int(v) << 32 * limb) for u, v in zip(units, sums.tolist(), strict=True)]
+    return [_float32_of(u, -149) for u in units]
+
+
+def _float32_of(integer: int, exponent: int) -> float:
+    """``integer * 2**exponent`` rounded once to float32 (ties to even), as
+    a Python float: infinite from _OVERFLOW up."""
+    magnitude = abs(integer)
+    step = max(magnitude.bit_length() - 24 + exponent, -149)  # float32's spacing there
+    if step > exponent:
+        quotient, remainder = divmod(magnitude, 1 << (step - exponent))
+        half = 1 << (step - exponent - 1)
+        quotient += remainder > half or (remainder == half and quotient & 1)
+        magnitude, exponent = quotient, step
+    value = math.ldexp(magnitude, exponent) if magnitude else 0.0
+    value = math.inf if value >= 2.0**128 else value
+    return -value if integer < 0 else value
+
+
+# ---- sum ----
 
 
 def _single_sum(x: Any, axis: Any, keepdims: bool) -> Any:
     run = _run(x, axis)
-    if run is None:
-        return _in_double(_add.reduce, x, axis, keepdims)
-    double = _DOUBLE[x.dtype]
+    if run is not None:
+        total = _blocked_sum(run)
+        if run.dtype == _float32 and abs(float(total)) + _blocked_error(run.size) < _OVERFLOW:
+            return _rounded_total(x, axis, keepdims, total)  # the common case, at a glance
+        if np.isfinite(total):
+            return _rounded_total(x, axis, keepdims, _checked_blocked_sum(run, total))
+        # A column overflowed (or x holds infinities or NaN): the double
+        # path below, which cannot overflow, decides.
+    count = x.size if axis is None else math.prod(x.shape[a] for a in _axes(x, axis))
+    return _single_of(
+        _in_double(_add.reduce, x, axis, keepdims),
+        x,
+        count,
+        lambda values, dtype: _add.reduce(values, axis, dtype, None, keepdims),
+    )
+
+
+def _blocked_sum(run: Any) -> Any:
+    """The sum of a large contiguous run (the module docstring's blocked
+    path), in double precision, not rounded."""
+    double = _DOUBLE[run.dtype]
     n = run.size
     body = n - n % SUM_ROWS
     columns = _add.reduce(run[:body].reshape(SUM_ROWS, -1), 0)  # single, elementwise
     total = _add.reduce(columns, None, double, _empty((), double))
     if body < n:
         total += _add.reduce(run[body:], None, double)
-    return _rounded_total(x, axis, keepdims, total)
+    return total
+
+
+def _blocked_error(n: int, magnitude: float = math.inf) -> float:
+    """A bound on the error of :func:`_blocked_sum` of ``n`` values whose
+    magnitudes sum to at most ``magnitude``, given that every column stayed
+    finite: each rounding is at most ``u`` of its partial sum; a float32
+    partial is at most float32's largest value and at most its column's
+    magnitudes; a double partial (of at most n // SUM_ROWS + SUM_ROWS
+    terms) at most all of those."""
+    columns = n // SUM_ROWS
+    adds = columns + SUM_ROWS
+    single = (SUM_ROWS - 1) * min(columns * _MAX32, magnitude)
+    double = adds * min(adds * _MAX32, magnitude)
+    return _SLACK * (_U32 * single + _U64 * double)
+
+
+def _checked_blocked_sum(run: Any, total: Any) -> Any:
+    """``total``, the finite blocked sum of ``run``, or the exact sum where
+    ``total`` lies within its error bound of float32's overflow threshold.
+
+    The bound needs the run's magnitude; the cheapest sufficient bound is
+    found first: none (each value at most float32's largest), ``n`` times
+    the largest magnitude, their sum; then the exact sum."""
+    n = run.size
+    distance = min(abs(abs(float(p)) - _OVERFLOW) for p in _parts(total))
+    magnitudes = (
+        lambda: math.inf,
+        lambda: n * _peak(run),
+        lambda: (
+            (1 + (n + 1) * 2 * _U64)
+            * sum(float(_add.reduce(np.abs(p), None, np.float64)) for p in _parts(run))
+        ),
+    )
+    for magnitude in magnitudes:
+        if distance > _blocked_error(n, magnitude()):
+            return total
+    exact = total.astype(run.dtype)
+    reduce = lambda units, dtype: _add.reduce(units, None, dtype)  # noqa: E731
+    for part, values in zip(_parts(exact), _parts(run), strict=True):
+        part[...] = _exact_sums(values, reduce, np.True_)[0]
+    return exact
+
+
+# ---- prod ----
 
 
 def _single_prod(x: Any, axis: Any, keepdims: bool) -> Any:
-    # (complex64 keeps NumPy's order: a complex product with an infinite
-    # factor is NaN or infinite depending on the order of the factors.)
-    run = _run(x, axis) if x.dtype == _float32 else None
+    if x.dtype != _float32:
+        # (complex64 keeps NumPy's order, in complex128: a complex product
+        # with an infinite factor is NaN or infinite depending on the order.)
+        return _in_double(_multiply.reduce, x, axis, keepdims).astype(x.dtype)
+    axes = _axes(x, axis)
+    count = math.prod(x.shape[a] for a in axes)
+    run = _run(x, axis)
+    if count <= PROD_DIRECT or x.size == 0 or (x.size < PROD_CHECKED and _in_range(x, count)):
+        if run is None:
+            wide = _in_double(_multiply.reduce, x, axis, keepdims)
+        else:
+            wide = _column_product(run).reshape((1,) * x.ndim if keepdims else ())
+    else:
+        wide = _row_products(_rows(x, axes, count, run))
+        kept = (1 if i in axes else n for i, n in enumerate(x.shape) if keepdims or i not in axes)
+        wide = wide.reshape(tuple(kept))
+    result = wide.astype(_float32)
+    # Within its relative error (count - 1 roundings) of float32's overflow
+    # threshold, the exact product decides.
+    near = np.abs(np.abs(wide) - _OVERFLOW) <= _SLACK * count * _U64 * _OVERFLOW
+    if near.any():
+        rows, flat = _rows(x, axes, count, run), result.reshape(-1)  # (a view)
+        for i in np.flatnonzero(near):
+            flat[i] = _exact_product(rows[i])
+    return result
+
+
+def _rows(x: Any, axes: tuple[int, ...], count: int, run: Any) -> Any:
+    """``x`` as a 2-d array, one row of ``count`` factors per result element
+    (in the result's order): the reduced axes last."""
     if run is None:
-        return _in_double(_multiply.reduce, x, axis, keepdims)
-    double = _DOUBLE[x.dtype]
+        run = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    return run.reshape(-1, count)
+
+
+def _column_product(run: Any) -> Any:
+    """The product of a large contiguous run whose partial products all lie
+    in double precision's normal range, in double precision: the products
+    of a reshape's columns (elementwise over rows, not NumPy's
+    latency-bound scalar loop), then of those."""
+    double = _float64
     n = run.size
-    body = n - n % _PROD_COLUMNS
-    columns = _multiply.reduce(run[:body].reshape(-1, _PROD_COLUMNS), 0, double)
+    body = n - n % PROD_COLUMNS
+    columns = _multiply.reduce(run[:body].reshape(-1, PROD_COLUMNS), 0, double)
     total = _multiply.reduce(columns, None, None, _empty((), double))
     if body < n:
         total *= _multiply.reduce(run[body:], None, double)
-    return _rounded_total(x, axis, keepdims, total)
+    return total
+
+
+def _in_range(x: Any, count: int) -> bool:
+    """Whether every partial product of ``count`` elements of the float32
+    ``x``, in any order, lies in double precision's normal range: each
+    within [smallest, largest] in magnitude, ``count`` of them within
+    [smallest**count, largest**count].  (A cheap test for small inputs.)"""
+    magnitudes = np.abs(x)
+    smallest = float(_minimum.reduce(magnitudes, None))
+    largest = float(_maximum.reduce(magnitudes, None))
+    return (
+        0 < smallest
+        and largest < math.inf  # (NaN fails both)
+        and count * math.log2(largest) < 1020
+        and count * math.log2(smallest) > -1020
+    )
+
+
+def _row_products(rows: Any) -> Any:
+    """The product of each row of the 2-d float32 ``rows`` (more than
+    PROD_DIRECT columns), in double precision.
+
+    No partial product leaves double precision's normal range: groups of
+    PROD_GROUP factors lie within [2**-596, 2**512] (or are 0, infinite or
+    NaN, which propagate as in any order); then :func:`_fold` keeps
+    exponents apart.  The mantissa's relative error is at most
+    (count - 1) * 2**-53 (one rounding per multiplication); ``ldexp`` is
+    exact down to double's normal range, far below float32's, so rounding
+    the result to float32 rounds once.
+    """
+    double = _float64
+    count = rows.shape[1]
+    width = count // PROD_GROUP
+    groups = _multiply(rows[:, :width], rows[:, width : 2 * width], dtype=double)
+    for i in range(2, PROD_GROUP):  # elementwise, faster than a reduce that casts
+        _multiply(groups, rows[:, i * width : (i + 1) * width], out=groups)
+    rest = _multiply.reduce(rows[:, PROD_GROUP * width :], 1, double)  # (fewer than PROD_GROUP)
+    mantissa, exponent = _fold(*np.frexp(rest), groups)
+    # (Clipped: beyond +-1100 the result is infinite or zero all the same.)
+    return np.ldexp(mantissa, _maximum(_minimum(exponent, 1100), -1100))
+
+
+def _fold(mantissa: Any, exponent: Any, values: Any) -> tuple[Any, Any]:
+    """``mantissa * 2**exponent`` (one per row, ``mantissa`` in [0.5, 1) or
+    0, infinite, NaN) times the product of each row of ``values`` (doubles),
+    as a mantissa and an int64 exponent.
+
+    The values' mantissas (``frexp``: in [0.5, 1)) are multiplied in blocks
+    of PROD_BLOCK, each block's product at least 2**-PROD_BLOCK, their
+    exponents summed apart, and the blocks' products folded in again, until
+    fewer than PROD_BLOCK remain, whose product joins ``mantissa``.
+    """
+    exponent = exponent.astype(_int64)
+    m = values.shape[0]
+    while values.shape[1]:
+        mantissas, exponents = np.frexp(values)
+        width = values.shape[1]
+        # Each exponent is at most 1075 in magnitude: int32 holds 2**20 of them.
+        exponent += _add.reduce(exponents, 1, _int32 if width <= 1 << 20 else _int64)
+        body = width - width % PROD_BLOCK
+        last = _multiply.reduce(mantissas[:, body:], 1)  # at least 2**-(PROD_BLOCK - 1)
+        mantissa, shift = np.frexp(mantissa * last)
+        exponent += shift
+        values = _multiply.reduce(mantissas[:, :body].reshape(m, PROD_BLOCK, -1), 1)
+    return mantissa, exponent
+
+
+def _exact_product(values: Any) -> float:
+    """The exact product of the nonzero finite float32 ``values``, rounded
+    once to float32: integer significands multiplied in a balanced tree."""
+    _, exponents = np.frexp(values)  # (only near the threshold: speed matters little)
+    significands = np.ldexp(values, 24 - exponents).astype(_int64)  # values = s * 2**(e - 24)
+    integers = [int(s) for s in significands.tolist()]
+    while len(integers) > 1:
+        pairs = zip(integers[::2], integers[1::2], strict=False)
+        integers = [a * b for a, b in pairs] + integers[len(integers) // 2 * 2 :]
+    return _float32_of(integers[0], int(_add.reduce(exponents, None, _int64)) - 24 * values.size)
+
+
+# ---- cumulative_sum and cumulative_prod ----
 
 
 def scan(ufunc: Any) -> Kernel:
@@ -225,24 +559,123 @@ def scan(ufunc: Any) -> Kernel:
             x = x.astype(dtype)  # (the standard casts first)
         elif x.dtype not in _DOUBLE:
             return own(x, axis=axis, include_initial=include_initial)
-        if (
-            ufunc is np.add
-            and x.ndim == 1
-            and axis in (None, 0, -1)
-            and x.size >= LARGE
-            and x.strides[0] == x.itemsize
-        ):
+        double = _DOUBLE[x.dtype]
+        if ufunc is np.multiply:
+            if x.dtype == _float32 and x.ndim:
+                return _running_products(x, 0 if axis is None else axis % x.ndim, include_initial)
+            # (complex64: NumPy's order, in complex128, as prod.)
+            return own(x, axis=axis, dtype=double, include_initial=include_initial).astype(x.dtype)
+        if x.ndim == 1 and axis in (None, 0, -1) and x.size >= LARGE and x.strides[0] == x.itemsize:
             result = _empty(x.size + include_initial, x.dtype)
             if include_initial:
                 result[0] = 0
             _blocked_scan(x, result[include_initial:])
-            return result
-        double = _DOUBLE[x.dtype]
-        return own(x, axis=axis, dtype=double, include_initial=include_initial).astype(x.dtype)
+            if _scan_is_clear(x, result):
+                return result
+            # Some running sum lies near float32's overflow threshold, or
+            # is not finite: the double-precision scan below decides.
+        count = x.shape[0 if axis is None else axis]
+        return _single_of(
+            own(x, axis=axis, dtype=double, include_initial=include_initial),
+            x,
+            count,
+            lambda values, dtype: own(
+                values, axis=axis, dtype=dtype, include_initial=include_initial
+            ),
+        )
 
     return _named(
         cumulative, {"add": "cumulative_sum", "multiply": "cumulative_prod"}[ufunc.__name__]
     )
+
+
+def _running_products(x: Any, axis: int, include_initial: bool) -> Any:
+    """The running products of the float32 ``x`` along ``axis``, each
+    rounded once to float32; within its error of float32's overflow
+    threshold, the exact running product decides.
+
+    NumPy's sequential running product in double precision is kept where
+    it is right: its partial products are its results, so where every
+    result lies in double's normal range, no partial product overflowed,
+    underflowed or turned subnormal.  Elsewhere (or with zeros, infinities,
+    NaN in ``x``) the exponents are kept apart (:func:`_running`).
+    """
+    rows = np.moveaxis(x, axis, -1)
+    shape = (*rows.shape[:-1], rows.shape[-1] + include_initial)
+    rows = rows.reshape(-1, rows.shape[-1])
+    count = rows.shape[1]
+    wide = np.cumulative_prod(rows, axis=1, dtype=_float64)
+    peak = 0.0
+    if wide.size:
+        magnitudes = np.abs(wide)
+        smallest = float(_minimum.reduce(magnitudes, None))
+        peak = float(_maximum.reduce(magnitudes, None))
+        if not (2.0**-1022 <= smallest and peak < math.inf):
+            mantissas, exponents = np.frexp(rows)
+            # A float32's exponent is at most 149 in magnitude: int32 holds
+            # the running sums of 2**23 of them (ldexp is fast with int32).
+            if count > 1 << 23:
+                exponents = exponents.astype(_int64)
+            mantissa, exponent = _running(mantissas, exponents)
+            # (Clipped: beyond +-1100 the result is infinite or zero all the same.)
+            wide = np.ldexp(mantissa, _maximum(_minimum(exponent, 1100), -1100))
+            peak = _peak(wide)
+    result = wide.astype(_float32)
+    error = _SLACK * (count + 2) * _U64 * _OVERFLOW  # (count + 2 roundings at most)
+    if not peak + error < _OVERFLOW:  # (NaN too)
+        near = np.abs(np.abs(wide) - _OVERFLOW) <= error
+        for row, k in zip(*np.nonzero(near), strict=True):
+            result[row, k] = _exact_product(rows[row, : k + 1])
+    if include_initial:
+        result = np.concatenate((np.ones((result.shape[0], 1), _float32), result), 1)
+    return np.moveaxis(result.reshape(shape), -1, axis)
+
+
+def _running(mantissas: Any, exponents: Any) -> tuple[Any, Any]:
+    """The running products along the last axis of ``mantissas * 2**exponents``
+    (mantissas in [0.5, 1), or 0, infinite, NaN), as mantissas in [0.5, 1)
+    and exponents (of ``exponents``' integer dtype)."""
+    m, n = mantissas.shape
+    exponent = np.cumsum(exponents, 1, exponents.dtype)
+    blocks = -(-n // PROD_BLOCK)
+    padded = np.ones((m, blocks * PROD_BLOCK), _float64)
+    padded[:, :n] = mantissas
+    within = np.cumprod(padded.reshape(m, blocks, PROD_BLOCK), 2)  # each >= 2**-PROD_BLOCK
+    if blocks > 1:
+        # Each block's product, carried into the blocks after it.
+        totals, shifts = np.frexp(within[:, :, -1])
+        carried, carried_exponents = _running(totals, shifts.astype(exponent.dtype))
+        within[:, 1:] *= carried[:, :-1, None]
+        exponent[:, PROD_BLOCK:] += np.repeat(carried_exponents[:, :-1], PROD_BLOCK, 1)[
+            :, : n - PROD_BLOCK
+        ]
+    mantissa, shift = np.frexp(within.reshape(m, -1)[:, :n])
+    return mantissa, exponent + shift
+
+
+def _scan_is_clear(x: Any, out: Any) -> bool:
+    """Whether every running sum ``out`` of ``x`` (from :func:`_blocked_scan`)
+    is finite and so far below float32's overflow threshold that the exact
+    one is too.
+
+    Each running sum is formed by at most ``SCAN_BLOCK + 1`` float32
+    additions inside its block plus its carry: the double sum of the
+    earlier blocks' totals (each from at most ``SCAN_BLOCK`` float32
+    additions), rounded to float32.  A finite result had finite partial
+    sums (an infinite one would have stayed infinite or become NaN), so each
+    rounding is at most ``u`` times float32's largest value, and at most
+    ``u`` times ``n`` times the largest magnitude in ``x``: the error is at
+    most ``partial * (2**-24 * (n + SCAN_BLOCK + 3) + 2**-53 * 2 * (blocks + 2)**2)``.
+    """
+    peak = _peak(out)
+    if not peak < _OVERFLOW:  # (NaN too)
+        return False
+    n = x.size
+    blocks = n // SCAN_BLOCK
+    per_partial = _SLACK * (_U32 * (n + SCAN_BLOCK + 3) + _U64 * 2 * (blocks + 2) ** 2)
+    if peak + per_partial * _MAX32 < _OVERFLOW:
+        return True
+    return peak + per_partial * min(_MAX32, _SLACK * n * _peak(x)) < _OVERFLOW
 
 
 def _blocked_scan(x: Any, out: Any) -> None:
