@@ -566,21 +566,18 @@ strided_copy(char *dst, const int64_t *dst_strides, const char *src,
     }
 }
 
-/* a's strides in bytes, into out[]; -1 with ValueError when one of an
- * axis of two or more elements does not fit in int64 (a producer's layout
- * reaching past the address space).  Nonempty arrays only: an empty one
- * is never copied. */
-static int
-byte_strides(const DLAArrayObject *a, int64_t itemsize, int64_t *out)
+int
+dla_byte_strides(const DLAArrayObject *a, int64_t itemsize, int64_t *out, PyObject *exc,
+                 const char *consequence)
 {
     for (int32_t i = 0; i < a->ndim; i++) {
         if (dla_mul_overflows(a->strides[i], itemsize, &out[i])) {
             if (a->shape[i] > 1) {
-                PyErr_Format(PyExc_ValueError,
+                PyErr_Format(exc,
                              "axis %d's stride of %lld elements is past the address "
-                             "space in bytes: the array's layout addresses no real "
-                             "memory, so it cannot be copied",
-                             (int)i, (long long)a->strides[i]);
+                             "space in bytes, %s: its producer's layout addresses no "
+                             "real memory",
+                             (int)i, (long long)a->strides[i], consequence);
                 return -1;
             }
             out[i] = 0; /* one element: the stride is never used */
@@ -632,8 +629,9 @@ array_copy_from(DLAArrayObject *self, PyObject *src_obj)
         Py_RETURN_NONE;
     }
     int64_t itemsize = dst_bits / 8, steps[2 * DLA_MAX_NDIM];
-    if (byte_strides(self, itemsize, steps) < 0 ||
-        byte_strides(src, itemsize, steps + DLA_MAX_NDIM) < 0) {
+    if (dla_byte_strides(self, itemsize, steps, PyExc_ValueError, "so it cannot be copied") < 0 ||
+        dla_byte_strides(src, itemsize, steps + DLA_MAX_NDIM, PyExc_ValueError,
+                         "so it cannot be copied") < 0) {
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS

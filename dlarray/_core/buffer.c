@@ -46,27 +46,27 @@ is_f_contiguous(const DLAArrayObject *a, Py_ssize_t itemsize)
 }
 
 /* The strides in bytes, as Py_ssize_t, into out[]; -1 with BufferError when
- * one that addresses memory (an axis of two or more elements) does not fit:
- * a producer's layout reaching past the address space.  An axis of at most
- * one element, whose stride never addresses memory, reports 0 when its
- * byte value does not fit (dla_array_new already stores such a stride as
- * 0; this keeps the protocol safe on its own). */
+ * one that addresses memory does not fit (dla_byte_strides, the one rule:
+ * an axis of at most one element reports 0). */
 static int
 byte_strides(const DLAArrayObject *a, Py_ssize_t itemsize, Py_ssize_t *out)
 {
+    int64_t bytes[DLA_MAX_NDIM];
+    if (dla_byte_strides(a, itemsize, bytes, PyExc_BufferError,
+                         "so the buffer protocol cannot describe this array") < 0) {
+        return -1;
+    }
     for (int32_t i = 0; i < a->ndim; i++) {
-        int64_t bytes;
-        bool overflows = dla_mul_overflows(a->strides[i], itemsize, &bytes) ||
-                         bytes > PY_SSIZE_T_MAX || bytes < PY_SSIZE_T_MIN;
-        if (overflows && a->shape[i] > 1) {
+        /* (Py_ssize_t is int64_t wherever dlarray's 64-bit layouts can be
+         * addressed; a narrower one refuses like an overflow.) */
+        if (bytes[i] > PY_SSIZE_T_MAX || bytes[i] < PY_SSIZE_T_MIN) {
             PyErr_Format(PyExc_BufferError,
-                         "axis %d's stride of %lld elements is past the address space "
-                         "in bytes, so the buffer protocol cannot describe this "
-                         "array; its producer's layout addresses no real memory",
-                         (int)i, (long long)a->strides[i]);
+                         "axis %d's stride of %lld bytes does not fit in this "
+                         "platform's Py_ssize_t, so the buffer protocol cannot "
+                         "describe this array", (int)i, (long long)bytes[i]);
             return -1;
         }
-        out[i] = overflows ? 0 : (Py_ssize_t)bytes;
+        out[i] = (Py_ssize_t)bytes[i];
     }
     return 0;
 }

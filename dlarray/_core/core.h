@@ -319,6 +319,13 @@ int dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t
  * do not even fit in int64). */
 void dla_refuse_too_big(PyObject *exc, const char *what, PyObject *dims, DLDataType dtype);
 
+/* a's strides in bytes, into out[] (a->ndim of them): an axis of at most
+ * one element whose stride times `itemsize` overflows int64 gets 0 (its
+ * stride is never used); a longer one is refused, -1 with `exc` set, its
+ * message ending with `consequence` ("so it cannot be copied"). */
+int dla_byte_strides(const DLAArrayObject *a, int64_t itemsize, int64_t *out, PyObject *exc,
+                     const char *consequence);
+
 /* Byte count of a C-contiguous block of `count` elements, or -1 with
  * BufferError set when it does not fit in a signed 64-bit integer. */
 int64_t dla_nbytes(int64_t count, DLDataType dtype, bool padded);
