@@ -602,3 +602,179 @@ def test_running_products_that_leave_double_precisions_range_on_the_way():
             assert got2.shape == (n + 1, 2) and (got2[0] == 1).all()
             np.testing.assert_array_equal(got2[1:, 0], got)
             np.testing.assert_array_equal(got2[1:, 1], got)
+
+
+# ---- complex64 prod and cumulative_prod ----
+#
+# Issue 28's rule for complex64 products of finite factors: each part of
+# the result is infinite exactly where that part of the exact product p
+# rounds to infinity in float32, and elsewhere finite and within
+# (u + 3 * n * 2**-53) * abs(p) of the exact part (abs(p) the modulus),
+# plus 2**-150 below float32's normal range.  The oracle is exact: each
+# part of the product as a Fraction.
+
+PROD_BLOCK = numpy_reductions.PROD_BLOCK
+
+
+def exact_complex_prod(values: np.ndarray) -> tuple[Fraction, Fraction]:
+    re, im = Fraction(1), Fraction(0)
+    for z in values.tolist():
+        if z != 1:
+            a, b = Fraction(z.real), Fraction(z.imag)
+            re, im = re * a - im * b, re * b + im * a
+    return re, im
+
+
+def assert_complex_prod_is_right(got: complex, values: np.ndarray, what: object = "") -> None:
+    re, im = exact_complex_prod(values)
+    squared = re * re + im * im  # abs(p)**2
+    c = Fraction(U32) + 3 * values.size * Fraction(U64)
+    for g, exact in ((got.real, re), (got.imag, im)):
+        expected = to_float32(exact)
+        if math.isinf(expected):
+            assert g == expected, (what, got, re, im)
+        else:
+            assert math.isfinite(g), (what, got, expected)
+            excess = abs(Fraction(g) - exact) - Fraction(2) ** -150
+            assert excess <= 0 or excess * excess <= c * c * squared, (what, got, expected)
+
+
+COMPLEX_CASES = {
+    "up then down": [1e38] * 10 + [1e-38] * 10,
+    "down then up": [1e-38] * 10 + [1e38] * 10,
+    "subnormal partials": [1e-30] * 12 + [1e30] * 12,
+    "rotating up then down": [1e38 * (0.6 + 0.8j)] * 10 + [1e-38j] * 10,
+    "imaginary": [1e38j] * 9 + [-1e-38j] * 9 + [2 - 3j],
+    "up then to zero": [1e38] * 10 + [0.0],
+    "down then to zero": [1e-38 + 1e-38j] * 10 + [0.0, 1e38],
+    "float32 subnormals": [1e-45j] * 8 + [1e38] * 9,
+    "overflows": [1e38] * 12 + [1e-38] * 3,
+    "underflows": [1e-38 - 1e-38j] * 12 + [1e38] * 3,
+    "huge modulus, zero part": [1e30 * (1 + 1j)] * 8,
+    "huge modulus, small part": [1e30 * (1 + 1j)] * 8 + [1 + 1e-30j],
+    "at the threshold": [31 * 2.0**98 * 1j, -1082401 * 2.0**5 * 1j],
+    "below the threshold": [31 * 2.0**98 * 1j, -1082401 * 2.0**5 * 1j, 1 - 2.0**-24],
+    "below it, via 2**1080": [31 * 2.0**98 * 1j, -1082401 * 2.0**5 * 1j, 1 - 2.0**-24]
+    + [2.0**120] * 9
+    + [2.0**-120j] * 9
+    + [1j] * 7,
+}
+
+
+def complex_case(values: list, n: int, shuffle: bool = True) -> np.ndarray:
+    a = np.ones(n, np.complex64)
+    a[: len(values)] = values
+    if shuffle:
+        RNG.shuffle(a)
+    return a
+
+
+@pytest.mark.parametrize("name", COMPLEX_CASES)
+def test_complex64_products_that_leave_double_precisions_range(name):
+    values = COMPLEX_CASES[name]
+    for n in sorted({len(values), 40, PROD_BLOCK - 1, PROD_BLOCK, PROD_BLOCK + 1, 1500, LARGE}):
+        for shuffle in (False, True):
+            a = complex_case(values, n, shuffle)
+            got = xp.prod(host(a))
+            assert got.dtype == xp.complex64 and got.shape == ()
+            assert_complex_prod_is_right(complex(got), a, (n, shuffle))
+
+
+def test_complex64_products_along_axes_and_strides():
+    rows = np.ones((len(COMPLEX_CASES), 60), np.complex64)
+    for row, values in zip(rows, COMPLEX_CASES.values(), strict=True):
+        row[: len(values)] = values
+    flipped = rows[:, ::-1]
+    for got, reference in (
+        (xp.prod(host(rows), axis=1), rows),
+        (xp.prod(host(rows), axis=-1, keepdims=True)[:, 0], rows),
+        (xp.prod(host(np.ascontiguousarray(rows.T)), axis=0), rows),
+        (xp.prod(host(rows.T), axis=0), rows),  # (a strided view)
+        (xp.prod(host(flipped), axis=1), flipped),  # negative strides
+        (xp.prod(host(rows[::-1, ::-2]), axis=1)[::-1], rows[:, ::-2]),
+        (xp.prod(host(rows.reshape(len(rows), 6, 10)), axis=(1, 2)), rows),
+    ):
+        for value, row in zip(np.from_dlpack(got).tolist(), reference, strict=True):
+            assert_complex_prod_is_right(value, row)
+    # Every element: one product of all.
+    few = complex_case(COMPLEX_CASES["rotating up then down"], 40, shuffle=False)
+    for shaped in (few.reshape(4, 10), few.reshape(4, 10).T, few[::-1]):
+        for got in (xp.prod(host(shaped)), xp.prod(host(shaped), axis=None, keepdims=True)):
+            assert_complex_prod_is_right(complex(np.from_dlpack(got).reshape(())), few)
+
+
+def test_complex64_products_of_hostile_magnitudes():
+    rng = np.random.default_rng(28)
+    for n in (7, 30, 200):
+        for trial in range(10):
+            magnitudes = 10.0 ** rng.uniform(-44, 38, n)
+            a = (magnitudes * np.exp(2j * np.pi * rng.random(n))).astype(np.complex64)
+            a[rng.random(n) < 0.1] *= 1j  # (some exact quarter turns)
+            order = np.argsort(np.abs(a)) if trial % 2 else np.arange(n)  # small first
+            a = a[order[::-1]] if trial % 3 == 0 else a[order]
+            assert_complex_prod_is_right(complex(xp.prod(host(a))), a, (n, trial))
+
+
+def test_complex64_products_with_infinities_keep_numpys_order():
+    # (A complex product with an infinite factor is NaN or infinite
+    # depending on the order; NumPy's own order, in complex128, decides.)
+    rows = np.ones((3, 700), np.complex64)
+    rows[0, 5], rows[1, 7] = np.inf, complex(np.inf, 1)
+    rows[2, :20] = [1e38] * 10 + [1e-38] * 10  # a finite row beside them
+    got = np.from_dlpack(xp.prod(host(rows), axis=1))
+    with np.errstate(all="ignore"):
+        expected = np.prod(rows[:2], axis=1, dtype=np.complex128).astype(np.complex64)
+    np.testing.assert_array_equal(got[:2], expected)
+    assert_complex_prod_is_right(complex(got[2]), rows[2])
+
+
+def assert_complex_running_products_are_right(got: np.ndarray, a: np.ndarray, checked: int, what):
+    """Every prefix product of the 1-d ``a`` (after ``checked`` elements,
+    ``a`` holds only ones: the running products there equal the last)."""
+    assert got.shape == a.shape and got.dtype == np.complex64
+    for k in range(min(checked, a.size)):
+        assert_complex_prod_is_right(complex(got[k]), a[: k + 1], (what, k))
+    if checked < a.size:
+        assert (got[checked:] == got[checked - 1]).all(), what
+
+
+@pytest.mark.parametrize("name", COMPLEX_CASES)
+def test_complex64_running_products_that_leave_double_precisions_range(name):
+    values = COMPLEX_CASES[name]
+    for n in sorted({len(values), PROD_BLOCK + 1, 1500, LARGE + 1}):
+        a = complex_case(values, n, shuffle=False)
+        got = np.from_dlpack(xp.cumulative_prod(host(a)))
+        assert_complex_running_products_are_right(got, a, len(values) + 1, (name, n))
+    # Across blocks: the run split by a block boundary.
+    a = np.ones(3 * PROD_BLOCK, np.complex64)
+    a[PROD_BLOCK - len(values) // 2 :][: len(values)] = values
+    got = np.from_dlpack(xp.cumulative_prod(host(a)))
+    last = PROD_BLOCK - len(values) // 2 + len(values)
+    for k in [*range(PROD_BLOCK - 30, last + 1), 2 * PROD_BLOCK, a.size - 1]:
+        assert_complex_prod_is_right(complex(got[k]), a[: k + 1], (name, k))
+
+
+def test_complex64_running_products_along_axes_and_strides():
+    a = complex_case(COMPLEX_CASES["rotating up then down"], 40, shuffle=False)
+    b = complex_case(COMPLEX_CASES["subnormal partials"], 40, shuffle=False)
+    two = np.stack([a, b], axis=1)  # (40, 2)
+    got = np.from_dlpack(xp.cumulative_prod(host(two), axis=0, include_initial=True))
+    assert got.shape == (41, 2) and (got[0] == 1).all()
+    assert_complex_running_products_are_right(got[1:, 0], a, 40, "column 0")
+    assert_complex_running_products_are_right(got[1:, 1], b, 40, "column 1")
+    flipped = np.stack([a, b])[:, ::-1]  # negative strides
+    got = np.from_dlpack(xp.cumulative_prod(host(flipped), axis=1))
+    assert_complex_running_products_are_right(got[0], a[::-1], 40, "flipped 0")
+    assert_complex_running_products_are_right(got[1], b[::-1], 40, "flipped 1")
+    got = np.from_dlpack(xp.cumulative_prod(host(a[::-2])))
+    assert_complex_running_products_are_right(got, a[::-2], 20, "every other")
+
+
+def test_complex64_running_products_with_infinities_keep_numpys_order():
+    a = complex_case([1e38] * 10 + [1e-38] * 10, 60, shuffle=False)
+    a[40] = complex(np.inf, 2)
+    got = np.from_dlpack(xp.cumulative_prod(host(a)))
+    assert_complex_running_products_are_right(got[:40], a[:40], 40, "before the infinity")
+    with np.errstate(all="ignore"):
+        expected = np.cumprod(a, dtype=np.complex128).astype(np.complex64)
+    np.testing.assert_array_equal(got[40:], expected[40:])

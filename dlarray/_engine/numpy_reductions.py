@@ -44,6 +44,14 @@ the direct double-precision product, in columns (``PROD_COLUMNS``) for a
 large contiguous run.  ``cumulative_prod`` of ``float32`` keeps NumPy's
 double-precision running product where its results prove it right, and
 keeps exponents apart elsewhere (:func:`_running_products`).
+
+``prod`` and ``cumulative_prod`` of ``complex64`` keep exponents apart the
+same way (the section "complex64 prod and cumulative_prod"): each part of
+the result is within ``(2**-24 + 3 * n * 2**-53) * abs(p)`` of the exact
+part (``p`` the exact product, ``abs`` its modulus), and infinite exactly
+where the exact part rounds to infinity, for finite factors; a row (or,
+for the running products, a prefix) with an infinity or NaN keeps NumPy's
+own order in complex128, whose result depends on it.
 """
 
 from __future__ import annotations
@@ -330,8 +338,11 @@ def _float32_of(integer: int, exponent: int) -> float:
         half = 1 << (step - exponent - 1)
         quotient += remainder > half or (remainder == half and quotient & 1)
         magnitude, exponent = quotient, step
-    value = math.ldexp(magnitude, exponent) if magnitude else 0.0
-    value = math.inf if value >= 2.0**128 else value
+    if magnitude and magnitude.bit_length() + exponent > 129:
+        value = math.inf  # (at least 2**129: math.ldexp would raise)
+    else:
+        value = math.ldexp(magnitude, exponent) if magnitude else 0.0
+        value = math.inf if value >= 2.0**128 else value
     return -value if integer < 0 else value
 
 
@@ -416,9 +427,7 @@ def _checked_blocked_sum(run: Any, total: Any) -> Any:
 
 def _single_prod(x: Any, axis: Any, keepdims: bool) -> Any:
     if x.dtype != _float32:
-        # (complex64 keeps NumPy's order, in complex128: a complex product
-        # with an infinite factor is NaN or infinite depending on the order.)
-        return _in_double(_multiply.reduce, x, axis, keepdims).astype(x.dtype)
+        return _complex_prod(x, axis, keepdims)
     axes = _axes(x, axis)
     count = math.prod(x.shape[a] for a in axes)
     run = _run(x, axis)
@@ -447,7 +456,8 @@ def _rows(x: Any, axes: tuple[int, ...], count: int, run: Any) -> Any:
     (in the result's order): the reduced axes last."""
     if run is None:
         run = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
-    return run.reshape(-1, count)
+    kept = math.prod(n for i, n in enumerate(x.shape) if i not in axes)
+    return run.reshape(kept, count)  # (-1 cannot stand for kept when count is 0)
 
 
 def _column_product(run: Any) -> Any:
@@ -500,7 +510,8 @@ def _row_products(rows: Any) -> Any:
     for i in range(2, PROD_GROUP):  # elementwise, faster than a reduce that casts
         _multiply(groups, rows[:, i * width : (i + 1) * width], out=groups)
     rest = _multiply.reduce(rows[:, PROD_GROUP * width :], 1, double)  # (fewer than PROD_GROUP)
-    mantissa, exponent = _fold(*np.frexp(rest), groups)
+    rest_mantissa, rest_exponent = np.frexp(rest)
+    mantissa, exponent = _fold(rest_mantissa, rest_exponent, groups)
     # (Clipped: beyond +-1100 the result is infinite or zero all the same.)
     return np.ldexp(mantissa, _maximum(_minimum(exponent, 1100), -1100))
 
@@ -542,6 +553,300 @@ def _exact_product(values: Any) -> float:
     return _float32_of(integers[0], int(_add.reduce(exponents, None, _int64)) - 24 * values.size)
 
 
+# ---- complex64 prod and cumulative_prod ----
+#
+# The same idea as float32's, for complex factors: z = m * 2**e with e the
+# exponent of max(|Re z|, |Im z|) (np.frexp's), so that max(|Re m|, |Im m|)
+# lies in [0.5, 1) and |m| in [0.5, sqrt 2), or m = 0.  The modulus of a
+# product is the product of the moduli, so a product of at most PROD_BLOCK
+# mantissas lies within [2**-512, 2**256] (or is 0): no part of it, nor of
+# the four real products that form each complex product, overflows, and
+# what underflows is below 2**-1074, a relative 2**-562 of the product.
+# Each complex multiplication in double precision is then within
+# sqrt(5) * 2**-53 of the exact product, relative to its modulus (Brent,
+# Percival and Zimmermann, 2007).  Rows that hold an infinity or NaN keep
+# NumPy's own order (the complex product with an infinite factor is NaN or
+# infinite depending on it).
+#
+# The bound is on the modulus: a part much smaller than the product's
+# modulus (cancellation, or a product along an axis) is known only to
+# within that bound, so where it may lie on either side of float32's
+# overflow threshold, the exact product decides (Gaussian integers).
+
+_complex128 = np.dtype(np.complex128)
+#: Modulus limits inside which double-precision complex products are kept
+#: as formed: far inside double's normal range (2**-1022, 2**1024), so the
+#: four real products of each stay finite and their underflow costs at most
+#: a relative 2**-74.
+_COMPLEX_RANGE = 1000
+
+
+def _complex_prod(x: Any, axis: Any, keepdims: bool) -> Any:
+    """``prod`` of the complex64 ``x`` (the section's comment says how)."""
+    axes = _axes(x, axis)
+    count = math.prod(x.shape[a] for a in axes)
+    run = _run(x, axis)
+    kept = tuple(1 if i in axes else n for i, n in enumerate(x.shape) if keepdims or i not in axes)
+    if (
+        count <= PROD_DIRECT
+        or x.size == 0
+        or (x.size < PROD_CHECKED and _complex_in_range(x, count))
+    ):
+        # Any 6 nonzero complex64 factors multiply to within [2**-894, 2**771].
+        mantissa, exponent = _in_double(_multiply.reduce, x, axis, keepdims), 0
+        wide = mantissa
+    else:
+        rows = _rows(x, axes, count, run)
+        mantissa, exponent = _complex_products(rows.astype(_complex128))
+        wide = _scaled(mantissa, exponent)
+        if not math.isfinite(_peak(x)):  # some row holds an infinity or NaN
+            finite = np.isfinite(rows).all(1)
+            wide[~finite] = _multiply.reduce(rows[~finite], 1, _complex128)
+        wide = wide.reshape(kept)
+    result = wide.astype(x.dtype)
+    rows = _rows(x, axes, count, run)
+    near = _near_overflow(
+        mantissa, exponent, count, lambda: ((rows.real == 0) | (rows.imag == 0)).all(1)
+    )
+    if near is not None:
+        flat = result.reshape(-1)  # (a view)
+        for i in np.flatnonzero(near):
+            if np.isfinite(rows[i]).all():
+                flat[i] = _exact_complex_products(rows[i], [count - 1])[0]
+    return result
+
+
+def _complex_in_range(x: Any, count: int) -> bool:
+    """Whether every partial product of ``count`` elements of the complex64
+    ``x``, in any order, is 0 or has its modulus within
+    [2**-_COMPLEX_RANGE, 2**_COMPLEX_RANGE]: each nonzero modulus within
+    [smallest, largest] (float32's ``abs``, within a relative 2**-23 of
+    the modulus: the range's margin to double's covers it), a partial
+    product of k of them within their k-th powers; a zero factor makes every
+    later partial product 0 (they are all finite).  (A cheap test for small
+    inputs.)"""
+    moduli = np.abs(x)
+    largest = float(_maximum.reduce(moduli, None))
+    if not largest < math.inf:  # (NaN too)
+        return False
+    smallest = float(_minimum.reduce(moduli, None))
+    if smallest == 0:
+        nonzero = moduli[moduli > 0]
+        smallest = float(_minimum.reduce(nonzero, None)) if nonzero.size else 1.0
+    return (
+        count * math.log2(largest or 1.0) < _COMPLEX_RANGE
+        and count * math.log2(smallest) > -_COMPLEX_RANGE
+    )
+
+
+def _split(values: Any) -> tuple[Any, Any]:
+    """The complex128 ``values`` as mantissas and exponents (int32): values
+    = mantissas * 2**exponents, the larger part of each mantissa in
+    [0.5, 1), or 0.  (Exact: scaling by a power of two; a smaller part
+    that falls below double's normal range loses less than 2**-1074 of a
+    mantissa of modulus 0.5 or more.)"""
+    _, exponents = np.frexp(_maximum(np.abs(values.real), np.abs(values.imag)))
+    # 2**-exponent is a normal double for every exponent here (within
+    # +-1100 of 0 only for values within double's range, which these are:
+    # complex64 values, block products, their renormalised products).
+    scales = np.ldexp(1.0, np.negative(exponents))
+    return _multiply(values, scales), exponents
+
+
+def _complex_products(values: Any) -> tuple[Any, Any]:
+    """The product of each row of the 2-d complex128 ``values`` (finite
+    rows: others give anything) as a mantissa (larger part in [0.5, 1), or
+    0) and an int64 exponent.
+
+    The values' mantissas are multiplied in blocks of PROD_BLOCK, each
+    block's product within [2**-512, 2**256], their exponents summed apart,
+    and the blocks' products split and multiplied again, until fewer than
+    PROD_BLOCK remain, whose product joins the mantissa.  Every factor
+    takes part in one multiplication per level, so a row of ``n`` factors
+    costs fewer than ``n + log_PROD_BLOCK(n) + 1`` roundings.
+    """
+    m = values.shape[0]
+    mantissa = np.ones(m, _complex128)
+    exponent = np.zeros(m, _int64)
+    while values.shape[1]:
+        mantissas, exponents = _split(values)
+        width = values.shape[1]
+        exponent += _add.reduce(exponents, 1, _int64)
+        body = width - width % PROD_BLOCK
+        last = _multiply.reduce(mantissas[:, body:], 1)  # fewer than PROD_BLOCK
+        mantissa, shift = _split(mantissa * last)
+        exponent += shift
+        values = _multiply.reduce(mantissas[:, :body].reshape(m, PROD_BLOCK, -1), 1)
+    return mantissa, exponent
+
+
+def _scaled(mantissa: Any, exponent: Any) -> Any:
+    """``mantissa * 2**exponent``, part by part, in complex128 (exact in
+    double's normal range; beyond +-1100 the result is infinite or zero
+    all the same, so the exponent is clipped there)."""
+    exponent = _maximum(_minimum(exponent, 1100), -1100).astype(_int32)  # (ldexp: faster)
+    wide = _empty(mantissa.shape, _complex128)
+    np.ldexp(mantissa.real, exponent, out=wide.real)
+    np.ldexp(mantissa.imag, exponent, out=wide.imag)
+    return wide
+
+
+def _near_overflow(mantissa: Any, exponent: Any, count: int, aligned: Kernel) -> Any:
+    """Where a part of ``mantissa * 2**exponent`` (complex128 products of
+    ``count`` complex64 factors, each part within 3 * (count + 2) * 2**-53
+    of the modulus of the exact product) may lie on the other side of
+    float32's overflow threshold from the exact part (or NaN); None where
+    nowhere.  Compared at the mantissa's scale: the threshold times
+    2**-exponent.
+
+    ``aligned()`` tells (in ``mantissa``'s order) which products have only
+    real or imaginary factors: their products are formed with one part
+    exactly 0 (0 * x and 0 + 0 are exact), which is then the exact part.
+    """
+    if mantissa.size == 0:
+        return None
+    error = _SLACK * 3 * (count + 2) * _U64
+    if type(exponent) is int:
+        if _peak(mantissa) * (1 + 1.5 * error) < _OVERFLOW:  # (|m| <= sqrt(2) * its larger part)
+            return None
+        threshold: Any = _OVERFLOW
+    else:
+        if int(_maximum.reduce(exponent, None)) <= 126:  # (every part below 2**126)
+            return None
+        threshold = np.ldexp(_OVERFLOW, -_maximum(_minimum(exponent, 1100), -1100))
+    reach = np.abs(mantissa) * error
+    near = [np.abs(np.abs(part) - threshold) <= reach for part in (mantissa.real, mantissa.imag)]
+    if not (near[0].any() or near[1].any()):
+        return None
+    along = aligned().reshape(mantissa.shape)
+    for part, n in zip((mantissa.real, mantissa.imag), near, strict=True):
+        n &= (part != 0) | ~along
+    near = near[0] | near[1]
+    return near.reshape(-1) if near.any() else None
+
+
+def _exact_complex_products(values: Any, ends: list[int]) -> list[complex]:
+    """The exact products of ``values[: k + 1]`` (complex64, finite) for each
+    ``k`` in the increasing ``ends``, each part rounded once to float32.
+
+    Each factor is a Gaussian integer times a power of two (its parts'
+    significands shifted to the smaller part's exponent); the products
+    are formed in Python integers, running along ``values`` (a factor of
+    1 costs little), or in a balanced tree for one product of all.
+    """
+    values = values[: ends[-1] + 1]
+    re, im = values.real, values.imag
+    if len(ends) == 1 and ((re == 0) | (im == 0)).all():
+        # Every factor real or imaginary: the product is (+-1 or +-i) times
+        # the product of the nonzero parts, float32's (right at every edge).
+        reals = np.where(im == 0, re, im)
+        turns = np.count_nonzero(im) % 4
+        value = float(_single_prod(reals, None, False))
+        rotated = (
+            lambda v: complex(v, 0.0),
+            lambda v: complex(0.0, v),
+            lambda v: complex(-v, 0.0),
+            lambda v: complex(0.0, -v),
+        )
+        return [rotated[turns](value)]
+    factors = []
+    for z in values.tolist():
+        parts = []
+        for part in (z.real, z.imag):
+            numerator, denominator = part.as_integer_ratio()
+            zeros = (numerator & -numerator).bit_length() - 1 if numerator else 0
+            parts.append((numerator >> zeros, zeros - denominator.bit_length() + 1))
+        (a, p), (b, q) = parts
+        shift = min(p if a else q, q if b else p)
+        factors.append((a << (p - shift) if a else 0, b << (q - shift) if b else 0, shift))
+    if ends == [len(factors) - 1]:
+        while len(factors) > 1:
+            pairs = zip(factors[::2], factors[1::2], strict=False)
+            factors = [
+                (a * c - b * d, a * d + b * c, p + q) for (a, b, p), (c, d, q) in pairs
+            ] + factors[len(factors) // 2 * 2 :]
+        running, wanted = iter(factors), set(ends)
+    else:
+        re, im, exponent = 1, 0, 0
+        products = []
+        wanted = set(ends)
+        for k, (c, d, q) in enumerate(factors):
+            if c != 1 or d or q:
+                re, im, exponent = re * c - im * d, re * d + im * c, exponent + q
+            if k in wanted:
+                products.append((re, im, exponent))
+        running = iter(products)
+    return [complex(_float32_of(a, e), _float32_of(b, e)) for a, b, e in running]
+
+
+def _complex_running_products(x: Any, axis: int, include_initial: bool) -> Any:
+    """The running products of the complex64 ``x`` along ``axis``.
+
+    NumPy's sequential running product in complex128 is kept where every
+    result's larger part lies within [2**-_COMPLEX_RANGE, 2**_COMPLEX_RANGE]:
+    its partial products are its results, and each of the four real products
+    that form one is at most the modulus of the next result, so none
+    overflowed and what underflowed is a relative 2**-74 at most.  Elsewhere
+    (zeros among them) the exponents are kept apart (:func:`_complex_running`);
+    running products after an infinity or NaN are NumPy's own.
+    """
+    rows = np.moveaxis(x, axis, -1)
+    shape = (*rows.shape[:-1], rows.shape[-1] + include_initial)
+    rows = rows.reshape(math.prod(rows.shape[:-1]), rows.shape[-1])  # (-1: not when empty)
+    count = rows.shape[1]
+    wide = np.cumulative_prod(rows, axis=1, dtype=_complex128)
+    mantissa, exponent = wide, 0
+    if wide.size:
+        peaks = _maximum(np.abs(wide.real), np.abs(wide.imag))
+        smallest = float(_minimum.reduce(peaks, None))
+        largest = float(_maximum.reduce(peaks, None))
+        if not (2.0**-_COMPLEX_RANGE <= smallest and largest <= 2.0**_COMPLEX_RANGE):
+            own = wide
+            mantissa, exponent = _complex_running(rows.astype(_complex128))
+            wide = _scaled(mantissa, exponent)
+            if not math.isfinite(_peak(rows)):  # NumPy's own from the first infinity or NaN
+                after = ~np.logical_and.accumulate(np.isfinite(rows), axis=1)
+                wide[after] = own[after]
+                mantissa[after], exponent[after] = own[after], 0
+    result = wide.astype(x.dtype)
+    near = _near_overflow(
+        mantissa,
+        exponent,
+        count,
+        lambda: np.logical_and.accumulate((rows.real == 0) | (rows.imag == 0), axis=1),
+    )
+    if near is not None:
+        near = near.reshape(rows.shape) & np.logical_and.accumulate(np.isfinite(rows), axis=1)
+        for row in np.flatnonzero(near.any(1)):
+            ends = np.flatnonzero(near[row]).tolist()
+            result[row, ends] = _exact_complex_products(rows[row], ends)
+    if include_initial:
+        result = np.concatenate((np.ones((result.shape[0], 1), x.dtype), result), 1)
+    return np.moveaxis(result.reshape(shape), -1, axis)
+
+
+def _complex_running(values: Any) -> tuple[Any, Any]:
+    """The running products along the last axis of the 2-d complex128
+    ``values`` (finite: others give anything), as mantissas (larger part in
+    [0.5, 1), or 0) and int64 exponents: running products of mantissas
+    inside blocks of PROD_BLOCK (within [2**-512, 2**256]), each block's
+    product carried into the blocks after it (their running products
+    formed the same way)."""
+    m, n = values.shape
+    mantissas, exponents = _split(values)
+    exponent = np.cumsum(exponents, 1, _int64)
+    blocks = -(-n // PROD_BLOCK)
+    padded = np.ones((m, blocks * PROD_BLOCK), _complex128)
+    padded[:, :n] = mantissas
+    within = np.cumprod(padded.reshape(m, blocks, PROD_BLOCK), 2)
+    if blocks > 1:
+        carried, carried_exponents = _complex_running(within[:, :-1, -1])
+        within[:, 1:] *= carried[:, :, None]
+        exponent[:, PROD_BLOCK:] += np.repeat(carried_exponents, PROD_BLOCK, 1)[:, : n - PROD_BLOCK]
+    mantissa, shift = _split(within.reshape(m, -1)[:, :n])
+    return mantissa, exponent + shift
+
+
 # ---- cumulative_sum and cumulative_prod ----
 
 
@@ -563,7 +868,10 @@ def scan(ufunc: Any) -> Kernel:
         if ufunc is np.multiply:
             if x.dtype == _float32 and x.ndim:
                 return _running_products(x, 0 if axis is None else axis % x.ndim, include_initial)
-            # (complex64: NumPy's order, in complex128, as prod.)
+            if x.ndim:
+                return _complex_running_products(
+                    x, 0 if axis is None else axis % x.ndim, include_initial
+                )
             return own(x, axis=axis, dtype=double, include_initial=include_initial).astype(x.dtype)
         if x.ndim == 1 and axis in (None, 0, -1) and x.size >= LARGE and x.strides[0] == x.itemsize:
             result = _empty(x.size + include_initial, x.dtype)
@@ -602,7 +910,7 @@ def _running_products(x: Any, axis: int, include_initial: bool) -> Any:
     """
     rows = np.moveaxis(x, axis, -1)
     shape = (*rows.shape[:-1], rows.shape[-1] + include_initial)
-    rows = rows.reshape(-1, rows.shape[-1])
+    rows = rows.reshape(math.prod(rows.shape[:-1]), rows.shape[-1])  # (-1: not when empty)
     count = rows.shape[1]
     wide = np.cumulative_prod(rows, axis=1, dtype=_float64)
     peak = 0.0
