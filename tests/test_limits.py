@@ -96,14 +96,20 @@ def test_a_64_dimensional_array_works_everywhere():
 def test_a_producers_65_dimensional_tensor_is_refused_and_released_once(route):
     # Accepted before; every later operation failed in NumPy.
     p = abi.Producer(shape=DEEP)
-    with pytest.raises(ValueError, match=rf"the DLPack tensor has {TOO_NDIM}"):
+    _assert_refused_and_released(p, route, ValueError, rf"the DLPack tensor has {TOO_NDIM}")
+
+
+def _assert_refused_and_released(p, route, exc, match):
+    """Importing ``p``'s tensor by ``route`` raises ``exc``, and its deleter
+    then runs once per capsule, by the capsule's own destructor."""
+    with pytest.raises(exc, match=match):
         if route == "from_dlpack":
             dlarray.from_dlpack(p)
         else:
             _core.consume(p.__dlpack__(max_version=(1, 3)))
     p.drop_capsules()
     gc.collect()
-    assert p.deleter_calls == p.capsule_addresses  # once, by its own destructor
+    assert p.deleter_calls == p.capsule_addresses
 
 
 def test_a_toy_producers_65_dimensional_capsule_is_refused():
@@ -195,14 +201,7 @@ def test_a_producers_tensor_too_big_for_numpy_is_refused_and_released_once(shape
     # Accepted before (its element count is 0 and its extents multiply
     # within int64): every operation then failed in NumPy.
     p = abi.Producer(shape=shape, dtype=(2, 64, 1))
-    with pytest.raises(BufferError, match=r"the DLPack tensor of shape .* is too big"):
-        if route == "from_dlpack":
-            dlarray.from_dlpack(p)
-        else:
-            _core.consume(p.__dlpack__(max_version=(1, 3)))
-    p.drop_capsules()
-    gc.collect()
-    assert p.deleter_calls == p.capsule_addresses
+    _assert_refused_and_released(p, route, BufferError, r"the DLPack tensor of shape .* is too big")
 
 
 @pytest.mark.parametrize(
