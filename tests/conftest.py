@@ -102,6 +102,7 @@ _MISSING_PATTERNS = (
 # The missing thing -> how to get it (the extras name this checkout's own).
 _HOW_TO_GET = {
     "gpu": "a machine with an NVIDIA GPU and its driver (then: bash tests/cuda/device_check.sh)",
+    "cuda": "pip install -e '.[cuda]' (cuda-bindings; nox -s tests installs it)",
     "torch": "pip install torch (nox -s 'interop(torch)')",
     "jax": "pip install jax (nox -s 'interop(jax)')",
     "tvm_ffi": "pip install apache-tvm-ffi (nox -s 'interop(tvm_ffi)')",
