@@ -268,3 +268,18 @@ def test_a_step_far_past_the_end_of_a_packed_array_is_a_view_of_one_row(step):
     assert v.shape == (1, 2)
     expected = [[1, 2]] if step > 0 else [[5, 6]]
     assert np.from_dlpack(dlarray.subbyte.to_codes(v)).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "func"),
+    [
+        (lambda: dlarray.tile(dlarray.zeros((1,) * 64), (1,) * 65), "tile"),
+        (lambda: dlarray.stack([dlarray.zeros((1,) * 64)] * 2), "stack"),
+    ],
+    ids=["tile", "stack"],
+)
+def test_a_result_of_65_dimensions_is_refused_in_dlarrays_words(call, func):
+    # Before: NumPy's own "ndmin must be <= ndmax (64)" / "maximum supported
+    # dimension" texts.
+    with pytest.raises(ValueError, match=rf"^{func}: the result would have 65 dimensions; dlarray"):
+        call()

@@ -610,7 +610,8 @@ def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> D
         promotion.
     ValueError
         If the arrays differ in shape, ``axis`` is out of range (also an
-        ``IndexError``), or the arrays are on different devices.
+        ``IndexError``), the arrays are on different devices, or the result
+        would have more than 64 dimensions.
 
     Examples
     --------
@@ -623,6 +624,7 @@ def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> D
     if len(shapes) > 1:
         raise ValueError(f"stack: arrays must have one shape, got {[x.shape for x in checked]}")
     dtype = _common_dtype(checked, "stack")
+    _check_ndim(checked[0].ndim + 1, "stack")
     a = normalize_axis(axis, checked[0].ndim + 1, "stack")
     parts = [_engine_as(x, dtype) for x in checked]
     return call(namespace_of(parts[0]).stack, parts, axis=a)
@@ -728,6 +730,17 @@ def roll(
     return call(xp.roll, a, shifts, axis=axes)
 
 
+def _check_ndim(ndim: int, func: str) -> None:
+    """Refuse a result of more than ``_core.MAX_NDIM`` axes before the engine
+    would, in the words every other way of making one gets."""
+    if ndim > _core.MAX_NDIM:
+        raise ValueError(
+            f"{func}: the result would have {ndim} dimensions; dlarray arrays have at most "
+            f"{_core.MAX_NDIM} (NumPy's limit, which dlarray's host engine shares); use "
+            f"fewer dimensions"
+        )
+
+
 def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     """Repeat the whole of ``x`` ``repetitions[i]`` times along each axis ``i``.
 
@@ -739,7 +752,8 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     TypeError
         If ``x`` is not a DLArray, or ``repetitions`` is not a tuple of ints.
     ValueError
-        If a repetition is negative.
+        If a repetition is negative, or the result would have more than 64
+        dimensions.
 
     Examples
     --------
@@ -751,6 +765,7 @@ def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
     reps = _int_tuple(repetitions, "repetitions", "tile")
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions {reps} must be non-negative")
+    _check_ndim(max(x.ndim, len(reps)), "tile")
     a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     xp = namespace_of(a)
     out = xp.tile(a, reps)
