@@ -323,8 +323,14 @@ def oracle(session: nox.Session) -> None:
     higher-precision arithmetic, at every size threshold of the code.  The
     default suite runs it with a few examples per test; here
     ``-- --examples N`` sets hypothesis's examples per test (default 200),
-    and any other argument after ``--`` goes to pytest."""
+    ``-- --explore`` draws new examples on every run (otherwise the same
+    ones, so that CI is reproducible), and any other argument after ``--``
+    goes to pytest."""
     args = list(session.posargs)
+    env = {"DLARRAY_ORACLE_EXPLORE": "0"}
+    if "--explore" in args:
+        args.remove("--explore")
+        env["DLARRAY_ORACLE_EXPLORE"] = "1"
     examples = "200"
     if "--examples" in args:
         at = args.index("--examples")
@@ -337,7 +343,7 @@ def oracle(session: nox.Session) -> None:
         session.run(
             "pytest", str(ROOT / "tests" / "oracle"), "-p", "no:cacheprovider",
             "--rootdir", str(ROOT), *PARALLEL, *args,
-            env={"DLARRAY_ORACLE_EXAMPLES": examples},
+            env={**env, "DLARRAY_ORACLE_EXAMPLES": examples},
         )  # fmt: skip
 
 
