@@ -44,7 +44,8 @@ def _as_shape(shape: Any) -> tuple[int, ...]:
     return result
 
 
-def _as_padded(padded: Any, func: str) -> bool:
+def as_padded(padded: Any, func: str) -> bool:
+    """``padded``, checked to be a bool (``TypeError`` naming ``func``)."""
     if not isinstance(padded, bool):
         raise TypeError(f"{func}(padded={padded!r}): padded must be True or False")
     return padded
@@ -94,7 +95,7 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
         CPU if device is None else as_device(device),
         zero=False,
-        padded=_as_padded(padded, "empty"),
+        padded=as_padded(padded, "empty"),
     )
 
 
@@ -131,7 +132,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, padded: bool = F
         DEFAULT_FLOAT if dtype is None else as_dtype(dtype),
         CPU if device is None else as_device(device),
         zero=True,
-        padded=_as_padded(padded, "zeros"),
+        padded=as_padded(padded, "zeros"),
     )
 
 

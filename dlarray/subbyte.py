@@ -29,7 +29,7 @@ import numpy as np
 
 import dlarray._core as _core
 from dlarray._array import DLArray, retag
-from dlarray._creation import cast, empty
+from dlarray._creation import as_padded, cast, empty
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
 from dlarray._engine import numpy_engine
 
@@ -133,8 +133,7 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     """
     dtype = as_dtype(dtype)
     _require_subbyte(dtype, "from_codes")
-    if not isinstance(padded, bool):
-        raise TypeError(f"subbyte.from_codes(padded={padded!r}): padded must be True or False")
+    as_padded(padded, "subbyte.from_codes")
     values = np.asarray(codes)
     if values.dtype.kind not in "iu":
         raise TypeError(f"codes must be integers, got {values.dtype}")
