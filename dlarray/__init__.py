@@ -17,7 +17,6 @@ Examples
 
 import math as _math
 import os as _os
-import sys as _sys
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
@@ -33,15 +32,14 @@ if not hasattr(_core, "consume"):
     )
 
 # The layers, from the bottom up; each imports only from those below it
-# (tests/test_layers.py keeps it so, and docs/design.md draws them).
-from dlarray import _array, _consumer, _exchange, _transfer, abi, storage, subbyte
-from dlarray._api import NAMESPACE, array_object, creation, elementwise, indexing_object, printing
-from dlarray._array import DLArray
+# (tests/test_layers.py keeps it so, and docs/design.md draws them).  The
+# array class sits on top: its methods call the namespace directly.
+from dlarray import abi, storage, subbyte
+from dlarray._api import NAMESPACE
+from dlarray._array import DLArray, unpickle
 from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
-from dlarray._engine import numpy_engine, routing
-from dlarray._storage.family import FAMILIES, order_export, prepare_host_access
 from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
@@ -56,48 +54,14 @@ if _TYPE_CHECKING:
 
 from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
 
-# ---- wiring: the calls that run up the layers, made here and only here ----
-# The array object (dlarray._array) calls the layers above it through one
-# table: its operators are the namespace's functions, and its rules that need
-# an engine, a copy or a stream are these.
-_array.DELEGATES.update(NAMESPACE)
-_array.DELEGATES.update(
-    _inplace=array_object.inplace,
-    _scalar=array_object.to_scalar,
-    _round=array_object.round_to,
-    _format=array_object.format_with,
-    _repr=printing.repr_of,
-    _str=printing.str_of,
-    _to_numpy=array_object.to_numpy,
-    _host_access=prepare_host_access,
-    _copy=array_object.copy_of,
-    _reduce=array_object.reduce,
-    _getitem=indexing_object.getitem,
-    _setitem=indexing_object.setitem,
-    _to_device=creation.to_device,
-    _dlpack_copy=_transfer.copy_to_device,
-    _dlpack_check_stream=order_export,
-    _namespace=_sys.modules[__name__],
-)
-# The operators' C slots: their functions' fast paths and Python methods.
-_core.register_operators(_array.operator_table(elementwise.KERNELS))
-# The C core calls up too: the complete from_dlpack for what its fast path
-# does not handle, the consumer's stream choice, the SYCL import check, the
-# exchange table's hooks, and the engine's wrap for the results of kernels.
-_core.set_general_from_dlpack(_consumer.from_dlpack)
-_core.set_stream_choice(_consumer.stream_choice)
-_core.set_sycl_importer(FAMILIES["sycl"].check_import)
-_core.set_exchange_hooks(_exchange.work_stream, _exchange.allocate, _exchange.order_import)
-if numpy_engine.ERROR_STATE is not None:
-    _core.register_engine(
-        routing.FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, routing.wrap, routing.engine_view
-    )
-    _core.register_scalar_kernels(*numpy_engine.SCALAR_KERNELS)
-# Pickles rebuild arrays through a name that outlives the layers' layout.
-_unpickle = array_object.unpickle
-# The wiring's names are not the namespace's.
-del array_object, creation, elementwise, indexing_object, numpy_engine, printing, routing
-del FAMILIES, order_export, prepare_host_access
+# The one registration: arrays made in C become DLArrays, and the C core
+# reads from the class what it calls in Python (dlarray/_array.py, "What the
+# C core reads").
+_core.register_array_type(DLArray)
+
+# Pickles rebuild arrays through a name that outlives the package's layout.
+_unpickle = unpickle
+del unpickle
 
 # The C entry point: fast for the common call, the Python one for the rest.
 from_dlpack = _core.from_dlpack

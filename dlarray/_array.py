@@ -1,64 +1,69 @@
-"""The array object.
+"""The array class: :class:`DLArray`, at the top of the package.
 
-:class:`DLArray` is the Python half of ``_core.ArrayBase``: the C half holds
-the memory and layout and speaks DLPack; this half gives them Python names
-and routes everything that computes to an engine (:mod:`dlarray._engine`).
-Arrays are made only by the library (``asarray``, ``empty``, ``zeros``,
-``from_dlpack``, views); calling ``DLArray()`` raises ``TypeError``.
+``DLArray`` is the Python half of ``_core.ArrayBase``: the C half holds the
+memory and layout, speaks DLPack, and runs the common operations in C; this
+half gives them Python names and rules, calling the namespace below it
+directly (``x + y`` that C does not finish is ``dlarray.add(x, y)``,
+``x[key]`` is the indexing chapter's ``getitem``).  Every lower layer
+types against ``_core.ArrayBase`` and makes arrays through the C core, which
+makes them instances of this class once it is registered.
+
+What the C core calls in Python, it reads from this class, once, when
+``dlarray/__init__.py`` registers it (``_core.register_array_type``): see
+"What the C core reads" at the end of the class.  Arrays are made only by
+the library (``asarray``, ``empty``, ``zeros``, ``from_dlpack``, views);
+calling ``DLArray()`` raises ``TypeError``.
+
+The rules of the array object's protocols that are more than a namespace
+call live here too: the in-place operators, the conversions to Python
+scalars, ``round``/``format``, NumPy's ``__array__``, copying and pickling.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, SupportsIndex
+import pickle
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, cast
+
+import numpy as np
 
 import dlarray._core as _core
+import dlarray._float_formats as float_formats
+from dlarray import subbyte
+from dlarray._api import NAMESPACE
+from dlarray._api._operands import binary
+from dlarray._api.creation import to_device
+from dlarray._api.elementwise import BINARY_CATEGORIES, FUNCTIONS, KERNELS
+from dlarray._api.indexing_object import getitem, setitem
+from dlarray._api.printing import repr_of, str_of
+from dlarray._consumer import from_dlpack
+from dlarray._core import ArrayBase
+from dlarray._creation import empty
 from dlarray._device import CPU, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
-from dlarray._views import permute_dims
+from dlarray._engine import numpy_engine
+from dlarray._engine.routing import FAST_PATH_ENGINE, call, engine_view, namespace_of, wrap, write
+from dlarray._rules import (
+    CATEGORIES,
+    DEFAULT_DTYPES,
+    EXTENDED_FLOATS,
+    REAL_OF,
+    SYMBOLS,
+    check_dtype,
+    check_writable,
+    common_device,
+)
+from dlarray._storage.family import order_export, prepare_host_access
+from dlarray._storage.memory import MEMORY
+from dlarray._transfer import copy_to_device
+from dlarray._views import permute_dims, retag
+from dlarray.subbyte import storage_codes
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
-# The array object sits below the layers that compute, copy and index: it
-# reaches them through this one table, which dlarray/__init__.py fills once
-# every layer is loaded (and so no module here imports upwards).  Its keys:
-#   the namespace functions the operators mean ("add", "negative", ...);
-#   "_inplace", "_scalar", "_getitem", "_setitem", "_repr", "_str",
-#   "_format", "_round": the array object's rules that need an engine
-#   (dlarray._api.array_object, dlarray._api.indexing_object,
-#   dlarray._api.printing);
-#   "_to_device", "_dlpack_copy", "_dlpack_check_stream", "_copy": moving
-#   and copying memory (dlarray._api.creation, dlarray._transfer, the memory
-#   families);
-#   "_host_access", "_to_numpy": NumPy's conversion protocols on memory the
-#   host can read (the memory families, dlarray._api.array_object);
-#   "_reduce": pickling (dlarray._api.array_object; pickles are rebuilt
-#   by dlarray._unpickle);
-#   "_namespace": the dlarray module itself.
-DELEGATES: dict[str, Any] = {}
-
-
-# The operators' symbols, for messages.
-_SYMBOLS = {
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "divide": "/",
-    "floor_divide": "//",
-    "remainder": "%",
-    "pow": "**",
-    "bitwise_and": "&",
-    "bitwise_or": "|",
-    "bitwise_xor": "^",
-    "bitwise_left_shift": "<<",
-    "bitwise_right_shift": ">>",
-    "matmul": "@",
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-    "equal": "==",
-    "not_equal": "!=",
-}
+# The namespace x.__array_namespace__() returns: the dlarray package, which
+# imports this module while it initialises (and so is in sys.modules).
+_PACKAGE = sys.modules[__name__.rpartition(".")[0]]
 
 
 def _mixing_error(other: object, operator: str) -> TypeError:
@@ -81,7 +86,7 @@ def _operand(other: Any, scalars: bool, operator: str) -> Any:
     Python scalar), or NotImplemented for anything else, so that Python can
     try ``other``'s reflected method.  Another library's array raises the
     mixing error at once."""
-    if isinstance(other, DLArray):
+    if isinstance(other, ArrayBase):
         return other
     if scalars:
         scalar = as_python_scalar(other)
@@ -91,83 +96,6 @@ def _operand(other: Any, scalars: bool, operator: str) -> Any:
     if hasattr(kind, "__dlpack__") or hasattr(kind, "__array__"):
         raise _mixing_error(other, operator)
     return NotImplemented
-
-
-def _forward(name: str, *, scalars: bool = True) -> Any:
-    """The Python method for ``x OP other`` (``operators.c`` calls it when
-    the operands need the standard's rules applied)."""
-    accepted = SCALAR_TYPES if scalars else frozenset()
-
-    def method(self: DLArray, other: Any, /) -> Any:
-        if type(other) is not DLArray and type(other) not in accepted:
-            other = _operand(other, scalars, _SYMBOLS[name])
-            if other is NotImplemented:
-                return NotImplemented
-        return DELEGATES[name](self, other)
-
-    method.__name__ = f"__{name}__"
-    return method
-
-
-def _reflected(name: str, *, scalars: bool = True) -> Any:
-    """The Python method for ``other OP x``, ``x`` being the array."""
-    accepted = SCALAR_TYPES if scalars else frozenset()
-
-    def method(self: DLArray, other: Any, /) -> Any:
-        if type(other) is not DLArray and type(other) not in accepted:
-            other = _operand(other, scalars, _SYMBOLS[name])
-            if other is NotImplemented:
-                return NotImplemented
-        return DELEGATES[name](other, self)
-
-    return method
-
-
-# The operators ArrayBase implements in C (operators.c) and the namespace
-# function each means; @ takes no Python scalars.  The comparisons have no
-# reflected method: Python reflects them by swapping the comparison.
-_BINARY_OPERATORS = (
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "floor_divide",
-    "remainder",
-    "pow",
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "bitwise_left_shift",
-    "bitwise_right_shift",
-    "matmul",
-)
-_COMPARISONS = ("less", "less_equal", "equal", "not_equal", "greater", "greater_equal")
-
-
-def operator_table(kernels: dict[str, tuple[Any, frozenset[Any]]]) -> dict[str, tuple[Any, ...]]:
-    """The table ``_core.register_operators`` takes: for each operator, its
-    function's C fast path (``kernels``: name -> (kernel, allowed dtypes),
-    from dlarray._api.elementwise) and its Python methods."""
-    table: dict[str, tuple[Any, ...]] = {}
-    for name in _BINARY_OPERATORS + _COMPARISONS:
-        scalars = name != "matmul"
-        kernel, allowed = kernels.get(name, (None, None))
-        reflected = _reflected(name, scalars=scalars) if name in _BINARY_OPERATORS else None
-        table[name] = (kernel, allowed, scalars, _forward(name, scalars=scalars), reflected)
-    return table
-
-
-def _inplace(name: str, *, scalars: bool = True) -> Any:
-    accepted = SCALAR_TYPES if scalars else frozenset()
-
-    def method(self: DLArray, other: Any, /) -> Any:
-        if type(other) is not DLArray and type(other) not in accepted:
-            other = _operand(other, scalars, _SYMBOLS[name] + "=")
-            if other is NotImplemented:
-                return NotImplemented
-        return DELEGATES["_inplace"](name, self, other)
-
-    return method
 
 
 # NumPy's and PyTorch's array methods that the Array API spells another way
@@ -217,6 +145,362 @@ class _NumPyHabit:
             f"'DLArray' object has no attribute {self.name!r}: dlarray follows the Array "
             f"API standard; write {_NUMPY_HABITS[self.name]}"
         )
+
+
+_INTEGER = CATEGORIES["integer"]
+_REAL_FLOATING = CATEGORIES["real floating"]
+_INT_MAX = {
+    d: (1 << (d.bits - 1)) - 1 if d.kind == "signed integer" else (1 << d.bits) - 1
+    for d in _INTEGER
+}
+_EXTENDED = frozenset(float_formats.FORMATS)
+# float16, bfloat16 and the fp8/fp6/fp4 formats are real numbers outside the
+# Array API's dtypes: they convert with int(), float(), complex() and bool().
+_CONVERSION_CATEGORY = {
+    "all": CATEGORIES["all"] | EXTENDED_FLOATS,
+    "integer": CATEGORIES["integer"],
+    "real-valued or bool": CATEGORIES["real-valued"] | CATEGORIES["bool"] | EXTENDED_FLOATS,
+}
+
+
+def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
+    """``x <op>= other``: ``name(x, other)`` written straight into ``x``.
+
+    The standard forbids an in-place operation from changing ``x``'s dtype
+    or shape: a result of another dtype raises ``TypeError``, one of another
+    shape (``other`` broadcasting ``x`` up) raises ``ValueError``.  Both are
+    checked before anything is written.  The engine then computes
+    ``name(x, other)`` and writes it into ``x``'s memory with the standard's
+    ``__setitem__``; the NumPy engine writes a ufunc's result there directly
+    (its ``out=``, as NumPy's own ``x += y`` does: see :func:`_in_place_kernel`).
+    """
+    check_writable(x, f"in-place {name}")
+    if name == "matmul":
+        return _assign(name, x, NAMESPACE[name](x, other))
+    allowed = KERNELS[name][1]
+    dtype = x.dtype
+    if name == "divide" and dtype in _INTEGER:
+        # The one operator whose result dtype is not its operands' promoted
+        # one: integer true division gives the default float.
+        raise _dtype_change(name, x, DEFAULT_DTYPES["real floating"])
+    if type(other) is DLArray and other.dtype is dtype and dtype in allowed:
+        # The common case, kept short: it is the whole cost on small arrays.
+        if other.device != x.device:
+            common_device((x, other), name)
+        a1, a2 = engine_view(x), engine_view(other)
+    else:
+        a1, a2, result_dtype = binary(x, other, allowed, BINARY_CATEGORIES[name], name)
+        if result_dtype is not dtype:
+            raise _dtype_change(name, x, result_dtype)
+    other_shape = a2.shape
+    if other_shape != x.shape and other_shape != ():
+        _check_broadcast(name, x, other_shape)
+    # In the engine call's quiet floating-point context: the standard's
+    # special values (1/0 = inf) are results, not warnings.
+    call(_in_place_kernel(a1, name), a1, a2, a1)
+    return x
+
+
+# (engine array type, function name) -> the kernel that writes the function's
+# result into its third argument.
+_IN_PLACE: dict[tuple[type, str], Any] = {}
+
+
+def _in_place_kernel(a: Any, name: str) -> Any:
+    """The kernel ``kernel(x1, x2, out)`` that writes ``name(x1, x2)`` into
+    ``out`` (and returns it), for engine arrays like ``a``: the engine's
+    own where its namespace has one (``_dlarray_in_place``, a NumPy engine
+    fix that writes a ufunc's result straight into ``out``), else the
+    standard's: compute, then ``out[...] = result``."""
+    key = (type(a), name)
+    try:
+        return _IN_PLACE[key]
+    except KeyError:
+        pass
+    xp = namespace_of(a)
+    make = getattr(xp, "_dlarray_in_place", _computed_then_written)
+    kernel = _IN_PLACE[key] = make(getattr(xp, name))
+    return kernel
+
+
+def _computed_then_written(function: Any) -> Any:
+    def kernel(x1: Any, x2: Any, out: Any) -> Any:
+        write(out, Ellipsis, function(x1, x2))
+        return out
+
+    return kernel
+
+
+def _check_broadcast(name: str, x: ArrayBase, other_shape: tuple[int, ...]) -> None:
+    try:
+        shape = np.broadcast_shapes(x.shape, other_shape)
+    except ValueError:
+        raise ValueError(
+            f"in-place {name}: shapes {x.shape} and {other_shape} do not broadcast"
+        ) from None
+    if shape != x.shape:
+        raise _shape_change(name, x, shape)
+
+
+def _assign(name: str, x: ArrayBase, result: ArrayBase) -> ArrayBase:
+    if result.dtype is not x.dtype:
+        raise _dtype_change(name, x, result.dtype)
+    if result.shape != x.shape:
+        raise _shape_change(name, x, result.shape)
+    write(engine_view(x), Ellipsis, engine_view(result))  # the standard's __setitem__
+    return x
+
+
+def _dtype_change(name: str, x: ArrayBase, dtype: DType) -> TypeError:
+    return TypeError(
+        f"in-place {name}: the result has dtype {dtype.name}, but x is {x.dtype.name} and "
+        f"an in-place operation cannot change it; use x = dlarray.{name}(x, other) instead"
+    )
+
+
+def _shape_change(name: str, x: ArrayBase, shape: tuple[int, ...]) -> ValueError:
+    return ValueError(
+        f"in-place {name}: the result has shape {shape}, but x has shape {x.shape}; an "
+        f"in-place operation cannot broadcast x"
+    )
+
+
+def _to_scalar(x: ArrayBase, method: str, category: str) -> Any:
+    """What ``bool(x)``, ``int(x)``... convert: the 0-d engine array itself
+    (the standard's ``__bool__``, ``__int__``... convert it, on any engine,
+    without NumPy's ``item()``), or the Python float an extended floating
+    array holds.
+
+    Arrays with other than zero axes raise ``TypeError``, as do dtypes the
+    conversion does not accept (``int()`` of a complex array, ``__index__``
+    of a float array).
+    """
+    if x.ndim != 0:
+        raise TypeError(
+            f"{method}: only a 0-d array converts to a Python scalar; this one has shape {x.shape}"
+        )
+    dtype = x.dtype
+    if dtype not in _CONVERSION_CATEGORY[category]:
+        raise TypeError(f"{method}: needs a {category} array, got dtype {dtype.name}")
+    if dtype in _EXTENDED:
+        return _extended_value(x)
+    return engine_view(x)
+
+
+def _extended_value(x: ArrayBase) -> float:
+    """The number a 0-d extended floating array holds, decoded from its
+    storage bits by dlarray's own table of the formats (no ml_dtypes, and
+    the same on every engine)."""
+    code = int(engine_view(storage_codes(x)))
+    return float_formats.decode(code, x.dtype)
+
+
+# The Python type of the numbers of each dtype kind.
+_PYTHON_TYPES: dict[str, Any] = {
+    "bool": bool,
+    "signed integer": int,
+    "unsigned integer": int,
+    "real floating": float,
+    "complex floating": complex,
+}
+
+
+def _python_value(x: ArrayBase) -> Any:
+    """The Python number a 0-d array holds (bool, int, float or complex;
+    float for the extended floating formats)."""
+    if x.dtype in _EXTENDED:
+        return _extended_value(x)
+    return _PYTHON_TYPES[x.dtype.kind](engine_view(x))
+
+
+def _round_to(x: ArrayBase, ndigits: int | None) -> ArrayBase:
+    """``round(x)`` and ``round(x, ndigits)`` (see ``DLArray.__round__``)."""
+    if ndigits is None:
+        return FUNCTIONS["round"](x)
+    if not isinstance(ndigits, int) or isinstance(ndigits, bool):
+        raise TypeError(f"round(x, ndigits): ndigits must be an int, got {ndigits!r}")
+    if not isinstance(x, ArrayBase):
+        raise TypeError(f"round: expected a dlarray array, got {type(x).__name__}")
+    check_dtype(x.dtype, "numeric", "round")
+    a = engine_view(x)
+    xp = namespace_of(a)
+    if x.dtype in _INTEGER:
+        if ndigits >= 0:  # integers have no decimals to round
+            return wrap(xp.asarray(a, copy=True))
+        return wrap(_round_integers(xp, a, _INT_MAX[x.dtype], 10**-ndigits))
+    if x.dtype in _REAL_FLOATING:
+        # In the engine call's quiet context: a scaled value may overflow.
+        return call(_round_floats, xp, a, ndigits)
+    # Complex: each part rounds on its own in real arithmetic, as NumPy's
+    # round does, through views of the numbers as (real, imaginary) pairs.
+    # (A complex division by the scale multiplies by its reciprocal, an ulp
+    # off, and a complex product makes an infinite part's partner NaN.)
+    parts = call(_round_floats, xp, engine_view(_as_pairs(x)), ndigits)
+    out = empty(x.shape, dtype=x.dtype, device=x.device)
+    write(engine_view(_as_pairs(out)), Ellipsis, engine_view(parts))
+    return out
+
+
+def _as_pairs(x: ArrayBase) -> ArrayBase:
+    """A complex array's memory viewed as real numbers with one more axis,
+    of length 2: each number's real and imaginary parts."""
+    strides = (*(2 * s for s in x._strides), 1)
+    flags = _core.ARRAY_READONLY if x._readonly else 0
+    real = REAL_OF[x.dtype].dlpack
+    return _core.new_array(
+        x._owner, x._data, x._byte_offset, (*x.shape, 2), strides, real, x._dl_device, flags
+    )
+
+
+def _round_floats(xp: Any, a: Any, ndigits: int) -> Any:
+    """NumPy's rounding of real floats to decimals, in the standard: scale
+    by a power of ten, round half to even, scale back."""
+    try:
+        scale = 10.0 ** abs(ndigits)
+    except OverflowError:  # more decimals than a float has: nothing to round
+        if ndigits > 0:
+            return xp.asarray(a, copy=True)
+        return xp.where(xp.isfinite(a), a * 0.0, a)  # every finite value rounds to 0
+    if ndigits >= 0:
+        return xp.round(a * scale) / scale
+    return xp.round(a / scale) * scale
+
+
+def _round_integers(xp: Any, a: Any, largest: int, p: int) -> Any:
+    """Integers rounded to a multiple of ``p`` (a power of ten), half to
+    even, exactly: no trip through floats."""
+    if p > largest:  # every value is nearer 0 than p, or its multiple does not fit
+        return xp.zeros_like(a)
+    # a = toward_zero + rest, with rest of a's sign and |rest| < p; no step
+    # can overflow (a floor towards -inf could: -128 // 100 * 100 in int8).
+    rest = xp.remainder(a, p)  # 0 <= rest < p
+    negative = a < 0
+    rest = xp.where(negative & (rest != 0), rest - p, rest)
+    toward_zero = a - rest
+    size = xp.abs(rest)
+    odd = xp.remainder(xp.floor_divide(toward_zero, p), 2) != 0
+    away = (size > p - size) | ((size == p - size) & odd)
+    return xp.where(away, xp.where(negative, toward_zero - p, toward_zero + p), toward_zero)
+
+
+def _format_with(x: ArrayBase, spec: str) -> str:
+    """``format(x, spec)`` (see ``DLArray.__format__``)."""
+    if not spec:
+        return str(x)
+    if x.ndim != 0:
+        raise TypeError(
+            f"format spec {spec!r} given for an array of shape {x.shape}: only a 0-d array "
+            f"formats as a number; format its elements, e.g. f'{{x[0]:{spec}}}'"
+        )
+    return format(_python_value(x), spec)
+
+
+# ---- NumPy's conversion protocol ----
+
+
+def _to_numpy(x: ArrayBase, dtype: Any, copy: bool | None) -> Any:
+    """``x.__array__(dtype, copy)``: an ndarray over ``x``'s memory, or a copy.
+
+    NumPy 2's rules: ``copy=None`` copies only when needed (a dtype
+    conversion), ``copy=True`` always, ``copy=False`` never (``ValueError``
+    when needed).  The ndarray is a new object each call (a view of the
+    engine's cached one), so a caller reshaping it in place cannot disturb
+    dlarray's own view.
+    """
+    prepare_host_access(x, "__array__")
+    base = _host_ndarray(x)
+    if dtype is not None and np.dtype(dtype) != base.dtype:
+        if copy is False:
+            raise ValueError(
+                f"__array__(dtype={np.dtype(dtype)}, copy=False): converting "
+                f"{x.dtype.name} to {np.dtype(dtype)} needs a copy, and copy=False forbids one"
+            )
+        return base.astype(dtype)
+    if copy:
+        return base.copy()
+    return base.view()
+
+
+def _host_ndarray(x: ArrayBase) -> Any:
+    """NumPy's view of memory the host can read (a NumPy view whatever the
+    host engine: this is NumPy's protocol).  Pinned, managed and SYCL
+    shared/host memory are viewed through a twin of ``x`` labelled as host
+    memory: NumPy reads them through the same addresses."""
+    if x._dl_device == _HOST:
+        return numpy_engine.to_numpy(x)
+    return numpy_engine.to_numpy(retag(x, x.dtype, dl_device=_HOST))
+
+
+_HOST = CPU.dlpack
+
+
+# ---- copying and pickling ----
+
+
+# The pickle's format version: unpickle reads every version it was given.
+_PICKLE_VERSION = 1
+
+
+def _reduce(x: ArrayBase, protocol: int) -> tuple[Any, ...]:
+    """``x.__reduce_ex__(protocol)``: rebuild with :func:`unpickle` from the
+    elements' bits, C-ordered, and where the array lived.
+
+    The bits are those NumPy holds without ml_dtypes: the dtype's own for
+    the standard's dtypes, unsigned integers of the same width for bfloat16
+    and fp8, one byte per element for fp6/fp4 (with whether the array was
+    padded), so every dtype pickles with NumPy alone.
+    """
+    host = x if x._dl_device == _HOST else copy_to_device(x, CPU)
+    bits = numpy_engine.to_numpy(storage_codes(host))
+    if not bits.flags.c_contiguous:
+        bits = bits.copy()
+    payload = pickle.PickleBuffer(bits) if protocol >= 5 else bits.tobytes()
+    device = x.device
+    state = (x.dtype.name, x.shape, x._padded, device.kind, device.index, payload)
+    return (unpickle, (_PICKLE_VERSION, *state))
+
+
+def unpickle(
+    version: int,
+    dtype_name: str,
+    shape: tuple[int, ...],
+    padded: bool,
+    kind: str,
+    index: int,
+    payload: Any,
+) -> ArrayBase:
+    """Rebuild a pickled array (the inverse of :func:`reduce`), on the
+    memory kind and index it was pickled from."""
+    if version != _PICKLE_VERSION:
+        raise ValueError(
+            f"this pickle holds a dlarray array in format {version}; this dlarray reads "
+            f"format {_PICKLE_VERSION}: unpickle it with the dlarray release that wrote it"
+        )
+    dtype = DTYPES_BY_NAME[dtype_name]
+    if dtype.is_subbyte:
+        codes = np.frombuffer(payload, dtype=np.uint8).reshape(shape)
+        out = subbyte.from_codes(codes, dtype, padded=padded)
+    else:
+        out = empty(shape, dtype=dtype)
+        target = numpy_engine.to_numpy(storage_codes(out))
+        target[...] = np.frombuffer(payload, dtype=target.dtype).reshape(shape)
+    if kind == CPU.kind:
+        return out
+    device = Device(kind, index)
+    try:
+        return copy_to_device(out, device)
+    except BufferError as exc:  # CUDA or SYCL missing: the message says what to install
+        raise type(exc)(
+            f"pickle.loads: this array was pickled from {device}, and dlarray restores it "
+            f"onto the same memory kind, which it cannot reach here: {exc}"
+        ) from exc
+
+
+# Pickles name the function that rebuilds an array; they outlive releases,
+# so that name is a stable one (dlarray._unpickle, re-exported by
+# dlarray/__init__.py) rather than this module's place in the package.
+unpickle.__module__ = "dlarray"
+unpickle.__qualname__ = unpickle.__name__ = "_unpickle"
 
 
 class DLArray(_core.ArrayBase):
@@ -285,24 +569,9 @@ class DLArray(_core.ArrayBase):
         return [name for name in super().__dir__() if name not in _NUMPY_HABITS]
 
     # ---- attributes ----
-    # ``dtype`` and ``device`` are C getters of ArrayBase (see
-    # register_python_types at the end of this module): every operation reads
+    # ``dtype`` and ``device`` are C getters of ArrayBase (they return the
+    # objects of _dtype_objects and _device_of, below): every operation reads
     # them, so they cost one table lookup.
-
-    @property
-    def size(self) -> int:
-        """Number of elements: the product of ``shape`` (1 for a 0-d array).
-
-        Examples
-        --------
-        >>> import dlarray
-        >>> dlarray.zeros((2, 3, 4)).size, dlarray.asarray(7.0).size
-        (24, 1)
-        """
-        n = 1
-        for extent in self.shape:
-            n *= extent
-        return n
 
     @property
     def readonly(self) -> bool:
@@ -408,10 +677,11 @@ class DLArray(_core.ArrayBase):
         return self.shape[0]
 
     def _getitem_general(self, key: Any, /) -> DLArray:
-        return DELEGATES["_getitem"](self, key)
+        # subscript.c hands every key but the basic ones here.
+        return cast(DLArray, getitem(self, key))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        DELEGATES["_setitem"](self, key, value)
+        setitem(self, key, value)
 
     # ---- the Array API ----
 
@@ -442,7 +712,7 @@ class DLArray(_core.ArrayBase):
                 f"__array_namespace__(api_version={api_version!r}): dlarray implements "
                 f"the Array API versions {', '.join(_SUPPORTED_API_VERSIONS)}"
             )
-        return DELEGATES["_namespace"]
+        return _PACKAGE
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> DLArray:
         """This array on ``device``: itself if already there, else a copy.
@@ -473,14 +743,27 @@ class DLArray(_core.ArrayBase):
         >>> x.to_device((1, 0)) is x
         True
         """
-        return DELEGATES["_to_device"](self, device, stream=stream)
+        return cast(DLArray, to_device(self, device, stream=stream))
 
     # The binary operators and comparisons are ArrayBase's, in C
-    # (operators.c): the common case computes there, and the rest calls the
-    # namespace function of the same meaning through the Python methods of
-    # operator_table above.  Operands that are neither arrays nor Python
-    # scalars get NotImplemented, so Python can try the other operand.
+    # (operators.c): the common case computes there, and the rest calls
+    # _operator, which applies the namespace function of the same meaning.
+    # Operands that are neither arrays nor Python scalars get NotImplemented,
+    # so Python can try the other operand.
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
+
+    def _operator(self, name: str, other: Any, reflected: bool, /) -> Any:
+        """``self OP other`` (``other OP self`` when ``reflected``), where
+        ``name`` is the namespace function OP means ("add" for +): what
+        operators.c calls when its fast path does not apply."""
+        if type(other) is not DLArray and type(other) not in SCALAR_TYPES:
+            other = _operand(other, name != "matmul", SYMBOLS[name])
+            if other is NotImplemented:
+                return NotImplemented
+        elif name == "matmul" and type(other) is not DLArray:
+            return NotImplemented  # @ takes no Python scalars
+        function = NAMESPACE[name]
+        return function(other, self) if reflected else function(self, other)
 
     if TYPE_CHECKING:  # the C slots' types, for type checkers
 
@@ -517,51 +800,86 @@ class DLArray(_core.ArrayBase):
         def __eq__(self, other: object, /) -> DLArray: ...  # type: ignore[override]
         def __ne__(self, other: object, /) -> DLArray: ...  # type: ignore[override]
 
-    __iadd__ = _inplace("add")
-    __isub__ = _inplace("subtract")
-    __imul__ = _inplace("multiply")
-    __itruediv__ = _inplace("divide")
-    __ifloordiv__ = _inplace("floor_divide")
-    __imod__ = _inplace("remainder")
-    __ipow__ = _inplace("pow")
-    __iand__ = _inplace("bitwise_and")
-    __ior__ = _inplace("bitwise_or")
-    __ixor__ = _inplace("bitwise_xor")
-    __ilshift__ = _inplace("bitwise_left_shift")
-    __irshift__ = _inplace("bitwise_right_shift")
-    __imatmul__ = _inplace("matmul", scalars=False)
+    # ``x OP= other``: the result of OP written into x (see _in_place).
+    def __iadd__(self, other: DLArray | complex, /) -> DLArray:
+        return self._in_place("add", other)
+
+    def __isub__(self, other: DLArray | complex, /) -> DLArray:
+        return self._in_place("subtract", other)
+
+    def __imul__(self, other: DLArray | complex, /) -> DLArray:
+        return self._in_place("multiply", other)
+
+    def __itruediv__(self, other: DLArray | complex, /) -> DLArray:
+        return self._in_place("divide", other)
+
+    def __ifloordiv__(self, other: DLArray | float, /) -> DLArray:
+        return self._in_place("floor_divide", other)
+
+    def __imod__(self, other: DLArray | float, /) -> DLArray:
+        return self._in_place("remainder", other)
+
+    def __ipow__(self, other: DLArray | complex, /) -> DLArray:
+        return self._in_place("pow", other)
+
+    def __iand__(self, other: DLArray | int, /) -> DLArray:
+        return self._in_place("bitwise_and", other)
+
+    def __ior__(self, other: DLArray | int, /) -> DLArray:
+        return self._in_place("bitwise_or", other)
+
+    def __ixor__(self, other: DLArray | int, /) -> DLArray:
+        return self._in_place("bitwise_xor", other)
+
+    def __ilshift__(self, other: DLArray | int, /) -> DLArray:
+        return self._in_place("bitwise_left_shift", other)
+
+    def __irshift__(self, other: DLArray | int, /) -> DLArray:
+        return self._in_place("bitwise_right_shift", other)
+
+    def __imatmul__(self, other: DLArray, /) -> DLArray:
+        return self._in_place("matmul", other)
+
+    def _in_place(self, name: str, other: Any) -> DLArray:
+        scalars = name != "matmul"
+        if type(other) is not DLArray and (not scalars or type(other) not in SCALAR_TYPES):
+            other = _operand(other, scalars, SYMBOLS[name] + "=")
+            if other is NotImplemented:
+                return NotImplemented
+        _in_place(name, self, other)
+        return self
 
     def __neg__(self, /) -> DLArray:
-        return DELEGATES["negative"](self)
+        return cast(DLArray, FUNCTIONS["negative"](self))
 
     def __pos__(self, /) -> DLArray:
-        return DELEGATES["positive"](self)
+        return cast(DLArray, FUNCTIONS["positive"](self))
 
     def __abs__(self, /) -> DLArray:
-        return DELEGATES["abs"](self)
+        return cast(DLArray, FUNCTIONS["abs"](self))
 
     def __invert__(self, /) -> DLArray:
-        return DELEGATES["bitwise_invert"](self)
+        return cast(DLArray, FUNCTIONS["bitwise_invert"](self))
 
     # ---- conversion of 0-d arrays to Python scalars ----
-    # "_scalar" checks the array and gives back its 0-d engine array (or an
+    # _to_scalar checks the array and gives back its 0-d engine array (or an
     # extended float's value), which bool(), int(), float() and complex()
     # convert through the engine's own standard conversions.
 
     def __bool__(self, /) -> bool:
-        return bool(DELEGATES["_scalar"](self, "__bool__", "all"))
+        return bool(_to_scalar(self, "__bool__", "all"))
 
     def __int__(self, /) -> int:
-        return int(DELEGATES["_scalar"](self, "__int__", "real-valued or bool"))
+        return int(_to_scalar(self, "__int__", "real-valued or bool"))
 
     def __index__(self, /) -> int:
-        return int(DELEGATES["_scalar"](self, "__index__", "integer"))
+        return int(_to_scalar(self, "__index__", "integer"))
 
     def __float__(self, /) -> float:
-        return float(DELEGATES["_scalar"](self, "__float__", "real-valued or bool"))
+        return float(_to_scalar(self, "__float__", "real-valued or bool"))
 
     def __complex__(self, /) -> complex:
-        return complex(DELEGATES["_scalar"](self, "__complex__", "all"))
+        return complex(_to_scalar(self, "__complex__", "all"))
 
     def __round__(self, ndigits: int | None = None) -> DLArray:
         """``round(x)`` and ``round(x, ndigits)``: a new array of ``x``'s dtype.
@@ -588,15 +906,15 @@ class DLArray(_core.ArrayBase):
         >>> round(dlarray.asarray([1234, 1250]), -2)
         dlarray.asarray([1200, 1200], dtype=dlarray.int64)
         """
-        return DELEGATES["_round"](self, ndigits)
+        return cast(DLArray, _round_to(self, ndigits))
 
     # ---- conversions and display ----
 
     def __repr__(self) -> str:
-        return DELEGATES["_repr"](self)
+        return repr_of(self)
 
     def __str__(self) -> str:
-        return DELEGATES["_str"](self)
+        return str_of(self)
 
     def __format__(self, format_spec: str, /) -> str:
         """``format(x, spec)`` and f-strings: a 0-d array formats as the
@@ -618,7 +936,7 @@ class DLArray(_core.ArrayBase):
         >>> f"{dlarray.asarray(255):#x}"
         '0xff'
         """
-        return DELEGATES["_format"](self, format_spec)
+        return _format_with(self, format_spec)
 
     # ---- NumPy's conversion protocols, on memory the host can read ----
     # The buffer protocol is C (buffer.c); both refuse device memory with a
@@ -657,12 +975,12 @@ class DLArray(_core.ArrayBase):
             ...
         ValueError: __array__(dtype=float32, copy=False): converting float64 to float32 ...
         """
-        return DELEGATES["_to_numpy"](self, dtype, copy)
+        return _to_numpy(self, dtype, copy)
 
     def _prepare_host_access(self) -> None:
         """Called by the buffer protocol (buffer.c) for memory other than
         plain host memory: the memory family refuses or waits."""
-        DELEGATES["_host_access"](self, "the buffer protocol (memoryview, bytes, NumPy)")
+        prepare_host_access(self, "the buffer protocol (memoryview, bytes, NumPy)")
 
     # ---- copying and pickling ----
 
@@ -686,12 +1004,12 @@ class DLArray(_core.ArrayBase):
         >>> x
         dlarray.asarray([1, 2], dtype=dlarray.int64)
         """
-        return DELEGATES["_copy"](self)
+        return cast(DLArray, copy_to_device(self, self.device))
 
     def __deepcopy__(self, memo: dict[int, Any], /) -> DLArray:
         """``copy.deepcopy(x)``: as :meth:`__copy__` (the elements are
         numbers, with nothing deeper to copy)."""
-        return DELEGATES["_copy"](self)
+        return cast(DLArray, copy_to_device(self, self.device))
 
     def __reduce_ex__(self, protocol: SupportsIndex, /) -> tuple[Any, ...]:
         """Pickling: the values, dtype, shape and memory kind by value.
@@ -710,7 +1028,7 @@ class DLArray(_core.ArrayBase):
         >>> pickle.loads(pickle.dumps(x))
         dlarray.asarray([[1.5, 2.5]], dtype=dlarray.float32)
         """
-        return DELEGATES["_reduce"](self, int(protocol))
+        return _reduce(self, int(protocol))
 
     # ---- hooks called by the C core's __dlpack__ ----
 
@@ -721,18 +1039,33 @@ class DLArray(_core.ArrayBase):
         # A copy on the array's own device keeps its memory kind (the SYCL
         # kinds share one device type).
         if tuple(dl_device) == self._dl_device:
-            return DELEGATES["_dlpack_copy"](self, self.device)
+            return cast(DLArray, copy_to_device(self, self.device))
         try:
             target = Device.from_dlpack(dl_device)
         except ValueError as exc:  # a negative id, say
             raise BufferError(f"__dlpack__(dl_device={dl_device}): {exc}") from None
-        return DELEGATES["_dlpack_copy"](self, target)
+        return cast(DLArray, copy_to_device(self, target))
 
     def _dlpack_check_stream(self, stream: object) -> None:
         """Validate ``stream`` and order dlarray's work before it, for arrays
         not in plain host memory (the memory family of the array's kind
         does it: see dlarray._storage)."""
-        DELEGATES["_dlpack_check_stream"](self, stream)
+        order_export(self, stream)
+
+    # ---- What the C core reads ----
+    # _core.register_array_type(DLArray) reads these once (module.c says how
+    # each is used); the methods above that C calls by name are _operator,
+    # _getitem_general, _transpose_general, _dlpack_copy,
+    # _dlpack_check_stream and _prepare_host_access.
+    _dtype_objects = tuple(DTYPES_BY_NAME.values())  # the dtype table's order
+    _cpu_device = CPU
+    _device_of = staticmethod(device_of)
+    _from_dlpack_general = staticmethod(from_dlpack)  # consumer.c's general path
+    _memory = MEMORY  # the memory families, called for memory off the host
+    _operator_kernels: ClassVar[dict[str, Any]] = {
+        name: KERNELS[name] for name in SYMBOLS if name in KERNELS
+    }
+    _host_engine = FAST_PATH_ENGINE
 
 
 for _habit in _NUMPY_HABITS:
@@ -740,34 +1073,3 @@ for _habit in _NUMPY_HABITS:
     _descriptor.__set_name__(DLArray, _habit)
     setattr(DLArray, _habit, _descriptor)
 del _habit, _descriptor
-
-_core.register_array_type(DLArray)
-_core.register_python_types(tuple(DTYPES_BY_NAME.values()), CPU, device_of)
-
-
-def retag(
-    x: DLArray,
-    dtype: DType,
-    *,
-    padded: bool | None = None,
-    dl_device: tuple[int, int] | None = None,
-) -> DLArray:
-    """A view of ``x``'s memory labelled differently: read as another dtype
-    of the same storage width, or as memory of another DLPack device (the
-    same addresses, e.g. managed memory labelled as host memory for NumPy).
-
-    ``padded`` marks sub-byte elements stored one per byte (default: as
-    ``x``); ``dl_device`` defaults to ``x``'s.
-    """
-    if padded is None:
-        padded = x._padded
-    return _core.new_array(
-        x._owner,
-        x._data,
-        x._byte_offset,
-        x.shape,
-        x._strides,
-        dtype.dlpack,
-        x._dl_device if dl_device is None else dl_device,
-        (_core.ARRAY_READONLY if x._readonly else 0) | (_core.ARRAY_PADDED if padded else 0),
-    )

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import Device, as_device
 from dlarray._storage.family import family_of_type
 from dlarray._transfer import copy_array, copy_to_device
@@ -39,7 +39,7 @@ from dlarray._transfer import copy_array, copy_to_device
 MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 
 
-def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> DLArray:
+def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ArrayBase:
     """Import an object that implements ``__dlpack__``, zero-copy.
 
     The complete protocol behind :func:`dlarray.from_dlpack`, which runs the
@@ -208,7 +208,7 @@ def _rejected_keywords(x: Any, kwargs: dict[str, Any], exc: TypeError) -> TypeEr
     )
 
 
-def _producer_copied(array: DLArray) -> bool:
+def _producer_copied(array: ArrayBase) -> bool:
     owner = array._owner
     return (
         isinstance(owner, _core.ImportedTensor)

@@ -45,11 +45,34 @@ import operator
 from collections.abc import Iterable
 from typing import Any, Final
 
-from dlarray._array import _SYMBOLS, DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import CPU, Device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 
 _D = DTYPES_BY_NAME
+
+#: The operators' symbols, by the namespace function each means (for messages).
+SYMBOLS = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "floor_divide": "//",
+    "remainder": "%",
+    "pow": "**",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "bitwise_left_shift": "<<",
+    "bitwise_right_shift": ">>",
+    "matmul": "@",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+}
 
 #: The 13 dtypes of the standard, in the order the standard lists them.
 STANDARD_DTYPES: Final[tuple[DType, ...]] = tuple(
@@ -309,7 +332,7 @@ def _scalar_fix(value: Any, dtype: DType, func: str) -> str:
     if kind is bool:  # a bool next to numbers: the number the bool means
         return f"use {int(value)} (an int) or an array of dtype bool"
     converted = f"dlarray.astype(x, dlarray.{_SCALAR_TARGETS[kind]})"
-    symbol = _SYMBOLS.get(func)
+    symbol = SYMBOLS.get(func)
     if symbol is not None:  # an operator's function: show the operator
         return f"convert the array first: {converted} {symbol} {value!r}"
     return f"convert the array first: dlarray.{func}({converted}, {value!r})"
@@ -355,7 +378,7 @@ def default_accumulation_dtype(dtype: DType) -> DType:
     return dtype
 
 
-def common_device(arrays: Iterable[DLArray], func: str) -> Device:
+def common_device(arrays: Iterable[ArrayBase], func: str) -> Device:
     """The one device of ``arrays``; ``ValueError`` if they differ."""
     device: Device | None = None
     for x in arrays:
@@ -380,7 +403,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     dtypes: list[DType] = []
     scalars: list[Any] = []
     for item in arrays_and_dtypes:
-        if isinstance(item, DLArray):
+        if isinstance(item, ArrayBase):
             dtypes.append(item.dtype)
         elif isinstance(item, DType):
             dtypes.append(item)
@@ -432,3 +455,13 @@ def normalize_axes(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
     if len(set(axes)) != len(axes):
         raise ValueError(f"{func}: axis {axis!r} repeats an axis")
     return tuple(sorted(axes))
+
+
+def check_writable(x: ArrayBase, what: str) -> None:
+    """``ValueError`` when ``x`` is read-only."""
+    if x._readonly:
+        raise ValueError(
+            f"{what}: the array is read-only (memory its producer marked READ_ONLY, or a "
+            f"broadcast view whose elements repeat); make a writable copy with "
+            f"dlarray.asarray(x, copy=True)"
+        )

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import CPU, Device
 from dlarray._engine import cupy_engine
 from dlarray._engine.routing import engine_view
@@ -33,7 +33,7 @@ from dlarray._storage.allocation import new_array, storage_bytes
 from dlarray._storage.family import family_of
 
 
-def copy_to_device(x: DLArray, target: Device) -> DLArray:
+def copy_to_device(x: ArrayBase, target: Device) -> ArrayBase:
     """A new, writable, C-contiguous copy of ``x`` on ``target``."""
     source = x.device
     families = {source.memory.family, target.memory.family}
@@ -71,12 +71,12 @@ def copy_to_device(x: DLArray, target: Device) -> DLArray:
     return out
 
 
-def copy_array(x: DLArray) -> DLArray:
+def copy_array(x: ArrayBase) -> ArrayBase:
     """A new, writable, C-contiguous copy of ``x`` on its own device."""
     return copy_to_device(x, x.device)
 
 
-def _host_copy_of_foreign(x: DLArray) -> DLArray:
+def _host_copy_of_foreign(x: ArrayBase) -> ArrayBase:
     """``x``'s whole allocation copied to the host by its own queue, viewed
     as ``x``: for SYCL memory outside the default context, which dlarray's
     queues cannot address."""
@@ -91,7 +91,7 @@ def _host_copy_of_foreign(x: DLArray) -> DLArray:
     )
 
 
-def _compact_on_host(x: DLArray) -> DLArray:
+def _compact_on_host(x: ArrayBase) -> ArrayBase:
     device = x.device
     family_of(device).synchronize_for_host(device)
     out = new_array(x.shape, x.dtype, CPU, zero=False, padded=x._padded)
@@ -99,7 +99,7 @@ def _compact_on_host(x: DLArray) -> DLArray:
     return out
 
 
-def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
+def _compact_on_gpu(x: ArrayBase, target: Device) -> ArrayBase:
     """A contiguous copy made by CuPy (which says so when it is missing), on
     its current stream, after dlarray's earlier work on ``x``'s memory (the
     engine view orders it)."""
@@ -107,15 +107,15 @@ def _compact_on_gpu(x: DLArray, target: Device) -> DLArray:
     return compact if target == x.device else copy_to_device(compact, target)
 
 
-def _first_byte(x: DLArray) -> int:
+def _first_byte(x: ArrayBase) -> int:
     return int(x._data) + int(x._byte_offset)
 
 
-def _nbytes(x: DLArray) -> int:
+def _nbytes(x: ArrayBase) -> int:
     return storage_bytes(x.shape, x.dtype, x._padded)
 
 
-def _copy_span(x: DLArray, source: Device, target: Device) -> DLArray:
+def _copy_span(x: ArrayBase, source: Device, target: Device) -> ArrayBase:
     """Copy the bytes ``x``'s elements cover into host-readable ``target``
     memory, then compact them there."""
     # Packed sub-byte arrays are always contiguous; padded ones take a byte.
@@ -131,7 +131,7 @@ def _copy_span(x: DLArray, source: Device, target: Device) -> DLArray:
     return out
 
 
-def _memcpy(dst: DLArray, src_address: int, nbytes: int, source: Device, target: Device) -> None:
+def _memcpy(dst: ArrayBase, src_address: int, nbytes: int, source: Device, target: Device) -> None:
     """Copy ``nbytes`` by the family of the end that is not host memory (a
     CUDA or a SYCL copy; the two never meet, see copy_to_device)."""
     if nbytes == 0:

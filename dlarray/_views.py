@@ -16,8 +16,8 @@ from typing import Any, TypeVar, cast
 import dlarray._core as _core
 
 # Views need only the C half of the array object (its layout and _view), so
-# this module sits below dlarray._array, which uses it; a view is an array of
-# the type of its parent.
+# this module sits just above the C core, and every layer uses it; a view is
+# an array of the type of its parent.
 Array = TypeVar("Array", bound=_core.ArrayBase)
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -153,3 +153,31 @@ def _resolve_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
     elif known != size:
         raise ValueError(f"reshape: cannot reshape an array of size {size} into shape {shape}")
     return shape
+
+
+def retag(
+    x: Array,
+    dtype: Any,
+    *,
+    padded: bool | None = None,
+    dl_device: tuple[int, int] | None = None,
+) -> Array:
+    """A view of ``x``'s memory labelled differently: read as another dtype
+    of the same storage width, or as memory of another DLPack device (the
+    same addresses, e.g. managed memory labelled as host memory for NumPy).
+
+    ``padded`` marks sub-byte elements stored one per byte (default: as
+    ``x``); ``dl_device`` defaults to ``x``'s.
+    """
+    if padded is None:
+        padded = x._padded
+    return _core.new_array(
+        x._owner,
+        x._data,
+        x._byte_offset,
+        x.shape,
+        x._strides,
+        dtype.dlpack,
+        x._dl_device if dl_device is None else dl_device,
+        (_core.ARRAY_READONLY if x._readonly else 0) | (_core.ARRAY_PADDED if padded else 0),
+    )

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from dlarray import _core
 
 if TYPE_CHECKING:
-    from dlarray._array import DLArray
+    from dlarray._core import ArrayBase
 
 __all__ = [
     "DLPACK_VERSION",
@@ -386,7 +386,7 @@ def data_pointer(obj: Any) -> int:
 # --- consuming ----------------------------------------------------------------
 
 
-def consume(capsule: Any) -> DLArray:
+def consume(capsule: Any) -> ArrayBase:
     """Import one capsule zero-copy: dlarray's consumer at its smallest.
 
     This is what :func:`dlarray.from_dlpack` does with the capsule that
@@ -420,7 +420,7 @@ def consume(capsule: Any) -> DLArray:
     return _core.consume(capsule)
 
 
-def owner(x: DLArray) -> Any:
+def owner(x: ArrayBase) -> Any:
     """The object that keeps ``x``'s memory alive.
 
     - For an array dlarray allocated: its storage (a :mod:`dlarray.storage`

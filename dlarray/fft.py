@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from dlarray._api._linalg_helpers import array_arg, as_dtype, compute, int_arg
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._creation import empty
 from dlarray._device import Device
 from dlarray._dtypes import DType
@@ -59,7 +59,7 @@ _NORMS = ("backward", "ortho", "forward")
 _SAME: Callable[[DType], DType] = lambda d: d  # noqa: E731
 _TO_REAL: Callable[[DType], DType] = REAL_OF.__getitem__
 _TO_COMPLEX: Callable[[DType], DType] = COMPLEX_OF.__getitem__
-_F = TypeVar("_F", bound=Callable[..., DLArray])
+_F = TypeVar("_F", bound=Callable[..., ArrayBase])
 
 # Each transform names its function in the engine's fft extension, looked
 # up on the input's engine (namespace_of(a).fft.<name>) at each call.
@@ -113,13 +113,13 @@ def _one_axis(
     func: str,
     category: str,
     out_dtype: Callable[[DType], DType],
-    x: DLArray,
+    x: ArrayBase,
     n: int | None,
     axis: int,
     norm: str,
     *,
     default_n: Callable[[int], int] | None = None,
-) -> DLArray:
+) -> ArrayBase:
     """Run a 1-d transform after checking its arguments.
 
     ``default_n`` maps the input length along ``axis`` to the transform
@@ -141,7 +141,9 @@ def _one_axis(
 
 
 @_shares_errors(_ONE_AXIS_ERRORS, "complex")
-def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> DLArray:
+def fft(
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The 1-d discrete Fourier transform of complex ``x`` along ``axis``.
 
     ``n`` trims or zero-pads the input to ``n`` points first.  The result
@@ -160,8 +162,8 @@ def fft(x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
 
 @_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def ifft(
-    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
-) -> DLArray:
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The 1-d inverse discrete Fourier transform of complex ``x``.
 
     {raises}
@@ -177,8 +179,8 @@ def ifft(
 
 @_shares_errors(_ONE_AXIS_ERRORS, "real")
 def rfft(
-    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
-) -> DLArray:
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The 1-d discrete Fourier transform of real ``x``: the ``n//2 + 1``
     non-negative frequency terms, complex of ``x``'s precision.
 
@@ -195,8 +197,8 @@ def rfft(
 
 @_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def irfft(
-    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
-) -> DLArray:
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The inverse of :func:`rfft`: ``n`` real points (``2*(m-1)`` by default,
     for ``m`` input points) of ``x``'s precision.
 
@@ -222,8 +224,8 @@ def irfft(
 
 @_shares_errors(_ONE_AXIS_ERRORS, "complex")
 def hfft(
-    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
-) -> DLArray:
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The transform of a signal with Hermitian symmetry, given by its first
     half ``x``: ``n`` real points (``2*(m-1)`` by default).
 
@@ -249,8 +251,8 @@ def hfft(
 
 @_shares_errors(_ONE_AXIS_ERRORS, "real")
 def ihfft(
-    x: DLArray, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
-) -> DLArray:
+    x: ArrayBase, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward"
+) -> ArrayBase:
     """The inverse of :func:`hfft` for real ``x``: ``n//2 + 1`` complex points
     of ``x``'s precision.
 
@@ -311,13 +313,13 @@ def _many_axes(
     func: str,
     category: str,
     out_dtype: Callable[[DType], DType],
-    x: DLArray,
+    x: ArrayBase,
     s: Any,
     axes: Any,
     norm: str,
     *,
     last_half: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     a = array_arg(x, category, func)
     sizes, ax = _sizes_and_axes(func, a.shape, s, axes, last_half=last_half)
     norm = _check_norm(norm, func)
@@ -327,13 +329,13 @@ def _many_axes(
 
 @_shares_errors(_MANY_AXES_ERRORS, "complex")
 def fftn(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
     norm: Norm = "backward",
-) -> DLArray:
+) -> ArrayBase:
     """The n-d discrete Fourier transform of complex ``x`` over ``axes``
     (all by default), trimmed or zero-padded to sizes ``s``.
 
@@ -350,13 +352,13 @@ def fftn(
 
 @_shares_errors(_MANY_AXES_ERRORS, "complex")
 def ifftn(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
     norm: Norm = "backward",
-) -> DLArray:
+) -> ArrayBase:
     """The n-d inverse discrete Fourier transform of complex ``x``.
 
     {raises}
@@ -372,13 +374,13 @@ def ifftn(
 
 @_shares_errors(_MANY_AXES_ERRORS, "real")
 def rfftn(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
     norm: Norm = "backward",
-) -> DLArray:
+) -> ArrayBase:
     """The n-d discrete Fourier transform of real ``x``; the last transformed
     axis keeps its ``s[-1]//2 + 1`` non-negative frequencies.
 
@@ -395,13 +397,13 @@ def rfftn(
 
 @_shares_errors(_MANY_AXES_ERRORS, "complex")
 def irfftn(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     s: Sequence[int] | None = None,
     axes: Sequence[int] | None = None,
     norm: Norm = "backward",
-) -> DLArray:
+) -> ArrayBase:
     """The inverse of :func:`rfftn`: real output of sizes ``s`` (the last
     transformed axis has ``2*(m-1)`` points by default).
 
@@ -416,7 +418,7 @@ def irfftn(
     return _many_axes("irfftn", "complex floating", _TO_REAL, x, s, axes, norm, last_half=True)
 
 
-def _frequencies(func: str, n: Any, d: Any, dtype: Any, device: Device | None) -> DLArray:
+def _frequencies(func: str, n: Any, d: Any, dtype: Any, device: Device | None) -> ArrayBase:
     size = _check_size(n, func, "n")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"{func}: d must be a float, got {d!r}")
@@ -436,7 +438,7 @@ def _frequencies(func: str, n: Any, d: Any, dtype: Any, device: Device | None) -
 
 def fftfreq(
     n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None
-) -> DLArray:
+) -> ArrayBase:
     """The sample frequencies of an ``n``-point transform with sample spacing
     ``d``: ``[0, 1, ..., -1] / (d*n)`` in :func:`fft`'s order.
 
@@ -461,7 +463,7 @@ def fftfreq(
 
 def rfftfreq(
     n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: Device | None = None
-) -> DLArray:
+) -> ArrayBase:
     """The ``n//2 + 1`` non-negative sample frequencies of :func:`rfft`.
 
     Raises
@@ -483,7 +485,7 @@ def rfftfreq(
     return _frequencies("rfftfreq", n, d, dtype, device)
 
 
-def _shift_axes(x: DLArray, axes: Any, func: str) -> Any:
+def _shift_axes(x: ArrayBase, axes: Any, func: str) -> Any:
     a = array_arg(x, "all", func)
     if axes is None:
         return a, tuple(range(a.ndim))
@@ -491,7 +493,7 @@ def _shift_axes(x: DLArray, axes: Any, func: str) -> Any:
     return a, tuple(normalize_axis(i, a.ndim, func) for i in items)
 
 
-def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
+def fftshift(x: ArrayBase, /, *, axes: int | Sequence[int] | None = None) -> ArrayBase:
     """Move the zero-frequency term to the middle of each axis in ``axes``
     (all by default), as a new array.
 
@@ -513,7 +515,7 @@ def fftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArr
     return call(namespace_of(a).fft.fftshift, a, axes=ax)
 
 
-def ifftshift(x: DLArray, /, *, axes: int | Sequence[int] | None = None) -> DLArray:
+def ifftshift(x: ArrayBase, /, *, axes: int | Sequence[int] | None = None) -> ArrayBase:
     """The inverse of :func:`fftshift` (they differ for odd lengths).
 
     Raises

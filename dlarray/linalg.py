@@ -47,7 +47,7 @@ from dlarray._api._linalg_helpers import (
 )
 from dlarray._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
 from dlarray._api.manipulation import broadcast_shapes
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
@@ -113,8 +113,8 @@ class EighResult(NamedTuple):
     (2, 2)
     """
 
-    eigenvalues: DLArray
-    eigenvectors: DLArray
+    eigenvalues: ArrayBase
+    eigenvectors: ArrayBase
 
 
 class EigResult(NamedTuple):
@@ -132,8 +132,8 @@ class EigResult(NamedTuple):
     (dlarray.complex128, (2, 2))
     """
 
-    eigenvalues: DLArray
-    eigenvectors: DLArray
+    eigenvalues: ArrayBase
+    eigenvectors: ArrayBase
 
 
 class QRResult(NamedTuple):
@@ -149,8 +149,8 @@ class QRResult(NamedTuple):
     ((3, 2), (2, 2))
     """
 
-    Q: DLArray
-    R: DLArray
+    Q: ArrayBase
+    R: ArrayBase
 
 
 class SlogdetResult(NamedTuple):
@@ -166,8 +166,8 @@ class SlogdetResult(NamedTuple):
     ('sign', 'logabsdet')
     """
 
-    sign: DLArray
-    logabsdet: DLArray
+    sign: ArrayBase
+    logabsdet: ArrayBase
 
 
 class SVDResult(NamedTuple):
@@ -185,9 +185,9 @@ class SVDResult(NamedTuple):
     dlarray.asarray([2.0, 1.0], dtype=dlarray.float64)
     """
 
-    U: DLArray
-    S: DLArray
-    Vh: DLArray
+    U: ArrayBase
+    S: ArrayBase
+    Vh: ArrayBase
 
 
 def _real_dtype(dtype: DType) -> DType:
@@ -213,7 +213,7 @@ def _conj(xp: Any, a: Any) -> Any:
 # ---- decompositions ----
 
 
-def cholesky(x: DLArray, /, *, upper: bool = False) -> DLArray:
+def cholesky(x: ArrayBase, /, *, upper: bool = False) -> ArrayBase:
     """The Cholesky factor of each Hermitian positive-definite matrix in ``x``.
 
     Lower triangular ``L`` with ``x = L @ L^H``, or, with ``upper=True``,
@@ -251,7 +251,7 @@ _NOT_POSITIVE_DEFINITE = (
 )
 
 
-def _check_positive_diagonal(factor: DLArray) -> None:
+def _check_positive_diagonal(factor: ArrayBase) -> None:
     """``ValueError`` unless the diagonal of each Cholesky factor is positive.
 
     A Cholesky factor's diagonal is real and positive.  The factorisation
@@ -270,7 +270,7 @@ def _check_positive_diagonal(factor: DLArray) -> None:
         raise ValueError(f"cholesky: {_NOT_POSITIVE_DEFINITE}")
 
 
-def eigh(x: DLArray, /) -> EighResult:
+def eigh(x: ArrayBase, /) -> EighResult:
     """Eigenvalues and eigenvectors of each Hermitian (real symmetric) matrix.
 
     Only the lower triangle of each matrix is read.  The eigenvalues are
@@ -295,7 +295,7 @@ def eigh(x: DLArray, /) -> EighResult:
     return EighResult(result(w, _real_dtype(x.dtype)), result(v, x.dtype))
 
 
-def eigvalsh(x: DLArray, /) -> DLArray:
+def eigvalsh(x: ArrayBase, /) -> ArrayBase:
     """The eigenvalues of each Hermitian (real symmetric) matrix in ``x``.
 
     Real, of ``x``'s precision, in ascending order; only the lower
@@ -330,7 +330,7 @@ def _finite_matrices(a: Any, func: str) -> None:
         )
 
 
-def eig(x: DLArray, /) -> EigResult:
+def eig(x: ArrayBase, /) -> EigResult:
     """Eigenvalues and right eigenvectors of each square matrix in ``x``.
 
     Both are complex of ``x``'s precision, also for real matrices whose
@@ -360,7 +360,7 @@ def eig(x: DLArray, /) -> EigResult:
     return EigResult(result(w, dtype), result(v, dtype))
 
 
-def eigvals(x: DLArray, /) -> DLArray:
+def eigvals(x: ArrayBase, /) -> ArrayBase:
     """The eigenvalues of each square matrix in ``x``, always complex.
 
     Matrices holding NaN or infinity raise ``ValueError``, as for :func:`eig`.
@@ -385,7 +385,7 @@ def eigvals(x: DLArray, /) -> DLArray:
     return as_dtype(w, _complex_dtype(x.dtype))
 
 
-def qr(x: DLArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+def qr(x: ArrayBase, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR decomposition ``x = Q @ R`` of each matrix in ``x``.
 
     For ``(..., M, N)`` input and ``K = min(M, N)``: ``mode="reduced"``
@@ -413,7 +413,7 @@ def qr(x: DLArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QR
     return QRResult(result(q, x.dtype), result(r, x.dtype))
 
 
-def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
+def svd(x: ArrayBase, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh``.
 
     For ``(..., M, N)`` input and ``K = min(M, N)``: ``S`` has shape
@@ -444,7 +444,7 @@ def svd(x: DLArray, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(result(u, x.dtype), result(s, _real_dtype(x.dtype)), result(vh, x.dtype))
 
 
-def svdvals(x: DLArray, /) -> DLArray:
+def svdvals(x: ArrayBase, /) -> ArrayBase:
     """The singular values of each matrix in ``x``, in descending order.
 
     Raises
@@ -469,7 +469,7 @@ def svdvals(x: DLArray, /) -> DLArray:
 # ---- determinants, inverses, solvers ----
 
 
-def det(x: DLArray, /) -> DLArray:
+def det(x: ArrayBase, /) -> ArrayBase:
     """The determinant of each square matrix in ``x``, with ``x``'s dtype.
 
     Raises
@@ -513,7 +513,7 @@ def _det(a: Any) -> Any:
     return d
 
 
-def slogdet(x: DLArray, /) -> SlogdetResult:
+def slogdet(x: ArrayBase, /) -> SlogdetResult:
     """The sign and the log of the absolute value of each determinant.
 
     ``sign`` has ``x``'s dtype (a unit complex number for complex input, 0
@@ -555,7 +555,7 @@ _SINGULAR_SYSTEM = (
 )
 
 
-def inv(x: DLArray, /) -> DLArray:
+def inv(x: ArrayBase, /) -> ArrayBase:
     """The inverse of each square matrix in ``x``; ``ValueError`` if singular.
 
     ``ValueError`` is raised whenever an inverse is not finite: the matrix
@@ -581,11 +581,11 @@ def inv(x: DLArray, /) -> DLArray:
     return as_dtype(_checked_inv(a, "inv"), x.dtype)
 
 
-def _checked_inv(a: Any, func: str) -> DLArray:
+def _checked_inv(a: Any, func: str) -> ArrayBase:
     return solver(func, _SINGULAR, namespace_of(a).linalg.inv, a)
 
 
-def solve(x1: DLArray, x2: DLArray, /) -> DLArray:
+def solve(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     """The solution ``X`` of ``x1 @ X = x2`` for square invertible ``x1``.
 
     ``x2`` of shape ``(M,)`` is one right-hand side vector (the result has
@@ -649,13 +649,13 @@ def _first_column(a: Any) -> Any:
     return a[..., 0]
 
 
-def _rtol_array(rtol: Any, x: DLArray, func: str) -> Any:
+def _rtol_array(rtol: Any, x: ArrayBase, func: str) -> Any:
     """``rtol`` (None, a Python float or a real floating array) as a Python
     float or an engine array that broadcasts to the stack shape
     ``x.shape[:-2]``, or None."""
     if rtol is None:
         return None
-    if isinstance(rtol, DLArray):
+    if isinstance(rtol, ArrayBase):
         common_device((x, rtol), func)
         check_dtype(rtol.dtype, "real floating", f"{func}(rtol=...)")
         stack = x.shape[:-2]
@@ -691,7 +691,7 @@ def _matrix_rank(a: Any, rtol: Any) -> Any:
     return xp.count_nonzero(xp.greater(s, _cutoffs(s, rtol, a)), axis=-1)
 
 
-def matrix_rank(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
+def matrix_rank(x: ArrayBase, /, *, rtol: float | ArrayBase | None = None) -> ArrayBase:
     """The rank of each matrix in ``x``: its number of singular values above
     ``rtol`` times the largest one.
 
@@ -734,7 +734,7 @@ def _pinv(a: Any, rtol: Any) -> Any:
     return xp.matmul(v_scaled, xp.matrix_transpose(_conj(xp, u)))
 
 
-def pinv(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
+def pinv(x: ArrayBase, /, *, rtol: float | ArrayBase | None = None) -> ArrayBase:
     """The Moore-Penrose pseudo-inverse of each matrix in ``x``.
 
     Singular values at or below ``rtol`` times the largest one count as
@@ -761,7 +761,7 @@ def pinv(x: DLArray, /, *, rtol: float | DLArray | None = None) -> DLArray:
     return as_dtype(compute("pinv", _pinv, a, tol), x.dtype)
 
 
-def matrix_power(x: DLArray, n: int, /) -> DLArray:
+def matrix_power(x: ArrayBase, n: int, /) -> ArrayBase:
     """Each square matrix in ``x`` raised to the integer power ``n``.
 
     ``n = 0`` gives identity matrices; a negative ``n`` raises the inverse
@@ -804,7 +804,7 @@ def _copy(a: Any) -> Any:
 # ---- products ----
 
 
-def cross(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
+def cross(x1: ArrayBase, x2: ArrayBase, /, *, axis: int = -1) -> ArrayBase:
     """The cross product of the 3-element vectors along ``axis``.
 
     ``axis`` counts from the end (``-min(x1.ndim, x2.ndim) <= axis <= -1``);
@@ -869,7 +869,7 @@ def _cross(a: Any, b: Any, axis: int) -> Any:
     return xp.moveaxis(out, -1, axis)
 
 
-def outer(x1: DLArray, x2: DLArray, /) -> DLArray:
+def outer(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     """The outer product of two vectors: ``out[i, j] = x1[i] * x2[j]``.
 
     Raises
@@ -897,7 +897,7 @@ def outer(x1: DLArray, x2: DLArray, /) -> DLArray:
 # ---- diagonals and reductions ----
 
 
-def diagonal(x: DLArray, /, *, offset: int = 0) -> DLArray:
+def diagonal(x: ArrayBase, /, *, offset: int = 0) -> ArrayBase:
     """The diagonal of each matrix in ``x``, as a new array.
 
     ``offset > 0`` selects a diagonal above the main one, ``offset < 0`` one
@@ -926,7 +926,7 @@ def _diagonal(a: Any, offset: int) -> Any:
     return _copy(namespace_of(a).linalg.diagonal(a, offset=offset))
 
 
-def trace(x: DLArray, /, *, offset: int = 0, dtype: DType | None = None) -> DLArray:
+def trace(x: ArrayBase, /, *, offset: int = 0, dtype: DType | None = None) -> ArrayBase:
     """The sum of each matrix's diagonal (``offset`` as for :func:`diagonal`).
 
     With ``dtype=None`` the result keeps ``x``'s dtype, except that integer
@@ -998,13 +998,13 @@ def _vector_norm(a: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any
 
 
 def vector_norm(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
     ord: float = 2,
-) -> DLArray:
+) -> ArrayBase:
     """The ``ord``-norm of the vectors along ``axis`` (all axes by default).
 
     ``ord`` may be any int or float: ``inf`` (largest magnitude), ``-inf``
@@ -1079,12 +1079,12 @@ def _matrix_order(ord: Any) -> Any:
 
 
 def matrix_norm(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     keepdims: bool = False,
     ord: float | Literal["fro", "nuc"] | None = "fro",
-) -> DLArray:
+) -> ArrayBase:
     """The ``ord``-norm of each matrix in ``x``.
 
     ``ord`` is ``"fro"`` (Frobenius), ``"nuc"`` (sum of singular values),

@@ -28,10 +28,11 @@ from typing import Any
 import numpy as np
 
 import dlarray._core as _core
-from dlarray._array import DLArray, retag
+from dlarray._core import ArrayBase
 from dlarray._creation import as_padded, cast, empty
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
 from dlarray._engine import numpy_engine
+from dlarray._views import retag
 
 _UINT8 = DTYPES_BY_NAME["uint8"]
 
@@ -44,10 +45,10 @@ def _require_subbyte(dtype: DType, func: str) -> None:
         )
 
 
-def _require_subbyte_array(x: Any, func: str) -> DLArray:
+def _require_subbyte_array(x: Any, func: str) -> ArrayBase:
     """``x``, checked to be a DLArray of a sub-byte dtype (TypeError naming
     ``func`` otherwise)."""
-    if not isinstance(x, DLArray):
+    if not isinstance(x, ArrayBase):
         raise TypeError(
             f"subbyte.{func}(x) takes a DLArray of a sub-byte dtype (fp6 or fp4), got "
             f"{type(x).__name__}; make one with subbyte.from_codes"
@@ -56,7 +57,7 @@ def _require_subbyte_array(x: Any, func: str) -> DLArray:
     return x
 
 
-def is_padded(x: DLArray) -> bool:
+def is_padded(x: ArrayBase) -> bool:
     """Whether ``x`` stores one sub-byte element per byte (the padded layout).
 
     ``True`` for the layout that DLPack marks with the
@@ -96,7 +97,7 @@ def is_padded(x: DLArray) -> bool:
     return bool(x._padded)
 
 
-def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
+def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> ArrayBase:
     """Build a sub-byte array from raw bit patterns (ints below ``2**bits``).
 
     Parameters
@@ -157,7 +158,7 @@ def from_codes(codes: Any, dtype: Any, *, padded: bool = False) -> DLArray:
     return out
 
 
-def packed_bytes(x: DLArray) -> DLArray:
+def packed_bytes(x: ArrayBase) -> ArrayBase:
     """The bytes of a packed sub-byte array, as a 1-d uint8 view.
 
     ``ceil(size * bits / 8)`` bytes; the unused high bits of the last byte
@@ -200,7 +201,7 @@ def packed_bytes(x: DLArray) -> DLArray:
     )
 
 
-def to_codes(x: DLArray) -> DLArray:
+def to_codes(x: ArrayBase) -> ArrayBase:
     """The raw bit pattern of every element, as a new uint8 array of ``x.shape``.
 
     Works for packed and padded arrays alike; the inverse of :func:`from_codes`.
@@ -230,7 +231,7 @@ def to_codes(x: DLArray) -> DLArray:
     return out
 
 
-def pad(x: DLArray) -> DLArray:
+def pad(x: ArrayBase) -> ArrayBase:
     """A padded copy (one element per byte) of a sub-byte array.
 
     Raises
@@ -250,7 +251,7 @@ def pad(x: DLArray) -> DLArray:
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=True)
 
 
-def pack(x: DLArray) -> DLArray:
+def pack(x: ArrayBase) -> ArrayBase:
     """A packed copy of a sub-byte array.
 
     Raises
@@ -269,3 +270,17 @@ def pack(x: DLArray) -> DLArray:
     """
     _require_subbyte_array(x, "pack")
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)
+
+
+def storage_codes(x: ArrayBase) -> ArrayBase:
+    """The elements of an extended floating array as the unsigned integers
+    they are stored as: a view for bfloat16, fp8 and padded fp6/fp4, a new
+    uint8 array for packed fp6/fp4 (whose elements have no byte of their
+    own).  Arrays of the standard's dtypes come back as they are: NumPy
+    holds those itself."""
+    dtype = x.dtype
+    if dtype.kind != "extended floating":
+        return x
+    if dtype.is_subbyte and not x._padded:
+        return to_codes(x)
+    return retag(x, DTYPES_BY_NAME[f"uint{max(8, dtype.bits)}"], padded=False)

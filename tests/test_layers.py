@@ -1,16 +1,22 @@
 """dlarray's Python layers import one way: each module only from the layers
-below it, with no circle and no import hidden inside a function.
+below it, with no circle, and no import hidden inside a function except of
+a lazily loaded optional dependency.
 
 The layers, from the bottom (docs/design.md draws them):
 
-    the C core -> tables -> the array object -> rules and runtimes ->
-    memory families -> engines -> transfer -> consumer and exchange table ->
-    creation -> the namespace -> the package
+    the C core -> tables -> views -> rules and runtimes -> memory families ->
+    engines -> transfer -> consumer -> creation -> the namespace ->
+    the array class -> the package
 
-The calls that must run upwards (the array object's operators, the C core's
-hooks) are wired once, in ``dlarray/__init__.py``.  ``dlarray/__main__.py``
-is the one module allowed imports inside functions: it probes what is
-installed, and a probe must not fail at import.
+The array class (``dlarray._array``) sits on top of the namespace and calls
+it directly; lower layers type against ``_core.ArrayBase``.  Where the C
+core calls Python, it calls what it read from the one registered class
+(``_core.register_array_type(DLArray)`` in ``dlarray/__init__.py``).
+
+A function may import only an optional dependency that it loads lazily
+(cuda-bindings, dpctl, ml_dtypes, a peer library), never a dlarray module
+or NumPy, and a comment on the import's line or the two above says so
+(it names the dependency "optional", or the import "lazy").
 
 This file reads the sources (``ast``) and imports nothing of dlarray, so it
 runs in the lint session too: ``python tests/test_layers.py``.
@@ -33,13 +39,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "tables",
         ("dlarray._device", "dlarray._dtypes", "dlarray._float_formats", "dlarray._install"),
     ),
-    ("the array object", ("dlarray._views", "dlarray._array")),
+    ("views", ("dlarray._views",)),
     ("rules and runtimes", ("dlarray._rules", "dlarray._cuda", "dlarray._sycl")),
     ("memory families", ("dlarray._storage", "dlarray._sycl.exchange")),
     ("engines", ("dlarray._engine",)),
     ("transfer", ("dlarray._transfer",)),
-    ("consumer and exchange table", ("dlarray._consumer", "dlarray._exchange")),
-    ("creation", ("dlarray._creation", "dlarray._asarray")),
+    ("consumer", ("dlarray._consumer",)),
+    ("creation", ("dlarray._creation",)),
     (
         "the namespace",
         (
@@ -51,9 +57,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dlarray.abi",
         ),
     ),
-    ("the package", ("dlarray", "dlarray.__main__")),
+    ("the array class", ("dlarray._array",)),
+    ("the package", ("dlarray", "dlarray.__main__", "dlarray._peers")),
 )
-ALLOWED_LOCAL_IMPORTS = {"dlarray.__main__"}
+# What a function must never import lazily: dlarray itself (import it at the
+# top; an upward call goes through the array class) and its hard dependency.
+NEVER_LOCAL = ("dlarray", "numpy")
+# The words of the comment that marks a lazy import of an optional dependency.
+LAZY_MARKS = ("optional", "lazy", "lazily")
 
 
 def layer_of(module: str) -> int:
@@ -90,10 +101,13 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def imports(path: Path, known: set[str]) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-    """(module-level imports of dlarray modules, imports of them inside
-    functions), each as (module, line); imports under ``if TYPE_CHECKING``
-    never run and are left out."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    """(module-level imports of dlarray modules, imports inside functions that
+    break the rule), each as (module, line); imports under ``if TYPE_CHECKING``
+    never run and are left out.  An import inside a function breaks the rule
+    when it imports dlarray or NumPy, or has no comment marking it lazy."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    tree = ast.parse(text, str(path))
     top: list[tuple[str, int]] = []
     local: list[tuple[str, int]] = []
 
@@ -108,6 +122,10 @@ def imports(path: Path, known: set[str]) -> tuple[list[tuple[str, int]], list[tu
             names.append(submodule if submodule in known else node.module)
         return names
 
+    def marked_lazy(line: int) -> bool:
+        context = " ".join(lines[max(0, line - 3) : line]).lower()
+        return "#" in context and any(mark in context for mark in LAZY_MARKS)
+
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and _is_type_checking(child):
@@ -116,8 +134,14 @@ def imports(path: Path, known: set[str]) -> tuple[list[tuple[str, int]], list[tu
                 continue
             if isinstance(child, ast.Import | ast.ImportFrom):
                 for name in dict.fromkeys(targets(child)):
-                    if name == "dlarray" or name.startswith("dlarray."):
-                        (local if in_function else top).append((name, child.lineno))
+                    ours = name == "dlarray" or name.startswith("dlarray.")
+                    if not in_function:
+                        if ours:
+                            top.append((name, child.lineno))
+                        continue
+                    never = any(name == n or name.startswith(n + ".") for n in NEVER_LOCAL)
+                    if never or not marked_lazy(child.lineno):
+                        local.append((name, child.lineno))
                 continue
             function = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
             visit(child, in_function or function)
@@ -156,11 +180,10 @@ def upward_imports() -> list[str]:
 def function_local_imports() -> list[str]:
     _, local = graph()
     return [
-        f"{module}:{line} imports {target} inside a function; import it at the top (an "
-        f"upward call goes through dlarray._array.DELEGATES or a C hook, wired in "
-        f"dlarray/__init__.py)"
+        f"{module}:{line} imports {target} inside a function; only an optional dependency "
+        f"loaded lazily may be imported there, with a comment saying so (dlarray's own "
+        f"modules and NumPy are imported at the top)"
         for module, targets in local.items()
-        if module not in ALLOWED_LOCAL_IMPORTS
         for target, line in targets
     ]
 
@@ -211,7 +234,7 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert upward_imports() == []
 
 
-def test_no_dlarray_import_hides_in_a_function() -> None:
+def test_a_function_imports_only_optional_dependencies_lazily() -> None:
     assert function_local_imports() == []
 
 
@@ -227,12 +250,15 @@ def test_the_guard_sees_what_it_guards(tmp_path: Path) -> None:
         "from dlarray._engine import routing\n"
         "if TYPE_CHECKING:\n    from dlarray import linalg\n"
         "def f():\n    from dlarray._transfer import copy_array\n"
+        "def g():\n    import torch\n"
+        "def h():\n    import numpy  # optional\n"
+        "def k():\n    # cupy is optional: loaded lazily\n    import cupy\n"
     )
     known = {"dlarray._api", "dlarray._engine.routing", "dlarray._transfer", "dlarray.linalg"}
     top, local = imports(source, known)
     assert top == [("dlarray._api", 1), ("dlarray._engine.routing", 2)]
-    assert local == [("dlarray._transfer", 6)]
-    assert layer_of("dlarray._api.creation") > layer_of("dlarray._array")
+    assert local == [("dlarray._transfer", 6), ("torch", 8), ("numpy", 10)]
+    assert layer_of("dlarray._array") > layer_of("dlarray._api.creation")
     assert layer_of("dlarray._sycl.exchange") > layer_of("dlarray._sycl.runtime")
 
 
@@ -243,7 +269,8 @@ def main() -> int:
         print(problem)
     if not problems:
         print(
-            f"{len(modules())} modules in {len(LAYERS)} layers import one way, none in a function"
+            f"{len(modules())} modules in {len(LAYERS)} layers import one way; functions import "
+            f"only optional dependencies, lazily"
         )
     return 1 if problems else 0
 

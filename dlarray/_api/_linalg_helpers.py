@@ -32,7 +32,7 @@ from typing import Any
 
 from dlarray._api._operands import binary, unary
 from dlarray._api.manipulation import broadcast_shapes
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DType
 from dlarray._engine.numpy_engine import quiet
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
@@ -47,10 +47,10 @@ def array_arg(x: Any, category: str, func: str) -> Any:
 def two_arrays(x1: Any, x2: Any, category: str, func: str) -> tuple[Any, Any, DType]:
     """Engine views of two arrays (no Python scalars) cast to their
     promoted dtype, and that dtype."""
-    if type(x1) is DLArray and type(x2) is DLArray:
+    if isinstance(x1, ArrayBase) and isinstance(x2, ArrayBase):
         return binary(x1, x2, CATEGORIES[category], category, func)
     for name, x in (("x1", x1), ("x2", x2)):
-        if not isinstance(x, DLArray):
+        if not isinstance(x, ArrayBase):
             raise TypeError(f"{func}: {name} must be a dlarray array, got {type(x).__name__}")
     return binary(x1, x2, CATEGORIES[category], category, func)
 
@@ -102,7 +102,7 @@ def int_arg(value: Any, func: str, name: str) -> int:
 # ---- results ----
 
 
-def result(a: Any, dtype: DType) -> DLArray:
+def result(a: Any, dtype: DType) -> ArrayBase:
     """A fresh engine result brought back as a DLArray of exactly ``dtype``
     (an engine's result dtype sometimes differs from the standard's: NumPy's
     ``eigvals`` of a real matrix with real eigenvalues is real)."""
@@ -113,7 +113,7 @@ def result(a: Any, dtype: DType) -> DLArray:
     return wrap(a)
 
 
-def as_dtype(x: DLArray, dtype: DType) -> DLArray:
+def as_dtype(x: ArrayBase, dtype: DType) -> ArrayBase:
     """``x`` (a fresh result of :func:`call`) as exactly ``dtype``."""
     if x.dtype is dtype:
         return x
@@ -122,7 +122,7 @@ def as_dtype(x: DLArray, dtype: DType) -> DLArray:
     return wrap(xp.astype(a, engine_dtype(xp, dtype)))
 
 
-def compute(func: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any) -> DLArray:
+def compute(func: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any) -> ArrayBase:
     """``kernel(*args, **kwargs)``, an engine's single-array linalg or fft
     function, as a DLArray, with floating-point warnings off and the
     engine's report of a failed factorisation (NumPy's ``LinAlgError``, a
@@ -162,7 +162,7 @@ def all_finite(a: Any) -> bool:
 
 def factorise(
     func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
-) -> DLArray:
+) -> ArrayBase:
     """``kernel(*args, **kwargs)``, an engine function that factorises
     matrices (``inv``, ``solve``, ``cholesky``), as a DLArray; the engine's
     report of a failed factorisation (NumPy's ``LinAlgError``, a
@@ -177,7 +177,7 @@ def factorise(
 
 def solver(
     func: str, problem: str, kernel: Callable[..., Any], *args: Any, **kwargs: Any
-) -> DLArray:
+) -> ArrayBase:
     """:func:`factorise` for ``inv`` and ``solve``, whose result must be finite.
 
     The LU factorisation behind them meets a zero pivot at a singular

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dlarray import subbyte
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import SCALAR_TYPES, DType, as_python_scalar
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of
@@ -36,7 +36,7 @@ _ndarray = np.ndarray
 _SUBBYTE = frozenset(d for d in EXTENDED_FLOATS if d.is_subbyte)
 
 
-def readable(x: DLArray) -> DLArray:
+def readable(x: ArrayBase) -> ArrayBase:
     """``x``, or for a packed sub-byte (fp6/fp4) array a padded copy: packed
     elements have no bytes of their own for an engine to read, so functions
     that only read their arguments read them padded."""
@@ -47,7 +47,7 @@ def readable(x: DLArray) -> DLArray:
 
 def unary(x: Any, allowed: frozenset[DType], category: str, func: str) -> Any:
     """The engine view of ``x`` after checking it is an array of ``category``."""
-    if not isinstance(x, DLArray):
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     dtype = x.dtype
     if dtype not in allowed:
@@ -87,7 +87,7 @@ def _engine_scalar(value: Any, dtype: DType, like: Any) -> Any:
 
 
 def _array_and_scalar(
-    x: DLArray, value: Any, allowed: frozenset[DType], category: str, func: str
+    x: ArrayBase, value: Any, allowed: frozenset[DType], category: str, func: str
 ) -> tuple[Any, Any, DType]:
     """Engine operands for an array and a Python scalar (in that order) and
     their result dtype, by the standard's scalar rules."""
@@ -116,7 +116,7 @@ def binary(
     with a real floating array).
     """
     t1, t2 = type(x1), type(x2)
-    if t1 is DLArray and t2 is DLArray:
+    if isinstance(x1, ArrayBase) and isinstance(x2, ArrayBase):
         d1, d2 = x1.dtype, x2.dtype
         dtype = d1 if d1 is d2 else promote(d1, d2, func)
         if dtype not in allowed:
@@ -133,10 +133,10 @@ def binary(
         if d2 is not dtype:
             a2 = astype(a2, dtype)
         return a1, a2, dtype
-    if isinstance(x1, DLArray) and t2 in SCALAR_TYPES:
+    if isinstance(x1, ArrayBase) and t2 in SCALAR_TYPES:
         a1, a2, dtype = _array_and_scalar(x1, x2, allowed, category, func)
         return a1, a2, dtype
-    if isinstance(x2, DLArray) and t1 in SCALAR_TYPES:
+    if isinstance(x2, ArrayBase) and t1 in SCALAR_TYPES:
         a2, a1, dtype = _array_and_scalar(x2, x1, allowed, category, func)
         return a1, a2, dtype
     if t1 in SCALAR_TYPES and t2 in SCALAR_TYPES:
@@ -146,7 +146,7 @@ def binary(
     s1, s2 = as_python_scalar(x1), as_python_scalar(x2)
     if (s1 is not None and t1 not in SCALAR_TYPES) or (s2 is not None and t2 not in SCALAR_TYPES):
         return binary(x1 if s1 is None else s1, x2 if s2 is None else s2, allowed, category, func)
-    bad = x2 if isinstance(x1, DLArray) or t1 in SCALAR_TYPES else x1
+    bad = x2 if isinstance(x1, ArrayBase) or t1 in SCALAR_TYPES else x1
     raise TypeError(
         f"{func}: expected dlarray arrays or Python scalars, got {type(bad).__name__}; "
         f"convert it with dlarray.asarray first"

@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from dlarray._array import DLArray
-from dlarray._asarray import asarray
 from dlarray._consumer import from_dlpack
-from dlarray._creation import empty, zeros
+from dlarray._core import ArrayBase
+from dlarray._creation import asarray, empty, zeros
 from dlarray._device import Device, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype, scalar_or_itself
 from dlarray._engine.numpy_engine import numpy_dtype, quiet
@@ -92,7 +91,7 @@ def _default_for(value: Any, func: str) -> DType:
     raise TypeError(f"{func}: expected a Python bool, int, float or complex, got {kind.__name__}")
 
 
-def _fill_view(out: DLArray) -> Any:
+def _fill_view(out: ArrayBase) -> Any:
     """A writable engine view for filling a new array in place."""
     return engine_view(out)
 
@@ -168,7 +167,7 @@ def _write(a: Any, value: Any) -> None:
 _write_quietly = quiet(_write)
 
 
-def _filled(shape: Any, value: Any, dtype: DType, device: Any, func: str) -> DLArray:
+def _filled(shape: Any, value: Any, dtype: DType, device: Any, func: str) -> ArrayBase:
     value = _fill_value(value, dtype, func)
     out = empty(shape, dtype=dtype, device=device)
     if out.size:
@@ -182,7 +181,7 @@ def _filled(shape: Any, value: Any, dtype: DType, device: Any, func: str) -> DLA
 
 def full(
     shape: Any, fill_value: bool | int | float | complex, *, dtype: Any = None, device: Any = None
-) -> DLArray:
+) -> ArrayBase:
     """A new array of ``shape`` with every element ``fill_value``.
 
     Without ``dtype`` the dtype follows ``fill_value``'s Python type: bool,
@@ -217,12 +216,12 @@ def full(
     """
     fill_value = scalar_or_itself(fill_value)
     d = _standard_dtype(dtype, "full") or _default_for(fill_value, "full")
-    if isinstance(fill_value, DLArray):
+    if isinstance(fill_value, ArrayBase):
         raise TypeError("full: fill_value must be a Python scalar; for an array use broadcast_to")
     return _filled(shape, fill_value, d, device, "full")
 
 
-def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
+def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> ArrayBase:
     """A new array of ``shape`` filled with ones (default dtype float64).
 
     Raises
@@ -252,14 +251,14 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None) -> DLArray:
     return _filled(shape, 1, _standard_dtype(dtype, "ones") or _FLOAT, device, "ones")
 
 
-def _like(x: DLArray, dtype: Any, device: Any, func: str) -> tuple[DType, Device]:
-    if not isinstance(x, DLArray):
+def _like(x: ArrayBase, dtype: Any, device: Any, func: str) -> tuple[DType, Device]:
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     d = x.dtype if dtype is None else as_dtype(dtype)
     return d, x.device if device is None else as_device(device)
 
 
-def empty_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArray:
+def empty_like(x: ArrayBase, /, *, dtype: Any = None, device: Any = None) -> ArrayBase:
     """A new uninitialised array with the shape (and by default dtype and
     device) of ``x``.
 
@@ -285,7 +284,7 @@ def empty_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArr
     return empty(x.shape, dtype=d, device=dev)
 
 
-def zeros_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArray:
+def zeros_like(x: ArrayBase, /, *, dtype: Any = None, device: Any = None) -> ArrayBase:
     """A new array of zeros shaped like ``x``.
 
     Raises
@@ -310,7 +309,7 @@ def zeros_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArr
     return zeros(x.shape, dtype=d, device=dev)
 
 
-def ones_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArray:
+def ones_like(x: ArrayBase, /, *, dtype: Any = None, device: Any = None) -> ArrayBase:
     """A new array of ones shaped like ``x``.
 
     Raises
@@ -336,13 +335,13 @@ def ones_like(x: DLArray, /, *, dtype: Any = None, device: Any = None) -> DLArra
 
 
 def full_like(
-    x: DLArray,
+    x: ArrayBase,
     /,
     fill_value: bool | int | float | complex,
     *,
     dtype: Any = None,
     device: Any = None,
-) -> DLArray:
+) -> ArrayBase:
     """A new array shaped like ``x`` filled with ``fill_value``.
 
     Raises
@@ -381,7 +380,7 @@ def arange(
     *,
     dtype: Any = None,
     device: Any = None,
-) -> DLArray:
+) -> ArrayBase:
     """Evenly spaced values in ``[start, stop)`` with spacing ``step``.
 
     The length is ``ceil((stop - start) / step)`` (0 when negative).  Without
@@ -473,7 +472,7 @@ def eye(
     k: int = 0,
     dtype: Any = None,
     device: Any = None,
-) -> DLArray:
+) -> ArrayBase:
     """A 2-d array with ones on the ``k``-th diagonal and zeros elsewhere.
 
     Raises
@@ -523,7 +522,7 @@ def linspace(
     dtype: Any = None,
     device: Any = None,
     endpoint: bool = True,
-) -> DLArray:
+) -> ArrayBase:
     """``num`` evenly spaced values from ``start`` to ``stop``.
 
     Raises
@@ -594,7 +593,7 @@ def _linspace_quietly(xp: Any, *args: Any, **kwargs: Any) -> Any:
     return xp.linspace(*args, **kwargs)
 
 
-def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
+def meshgrid(*arrays: ArrayBase, indexing: str = "xy") -> tuple[ArrayBase, ...]:
     """Coordinate matrices from 1-d coordinate vectors (a tuple, as of 2025.12).
 
     Raises
@@ -615,7 +614,7 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for x in arrays:
-        if not isinstance(x, DLArray):
+        if not isinstance(x, ArrayBase):
             raise TypeError(f"meshgrid: expected dlarray arrays, got {type(x).__name__}")
         if x.ndim != 1:
             raise ValueError(f"meshgrid: every array must be 1-d, got shape {x.shape}")
@@ -645,8 +644,8 @@ def meshgrid(*arrays: DLArray, indexing: str = "xy") -> tuple[DLArray, ...]:
     return tuple(grids)
 
 
-def _triangle(x: DLArray, k: int, func: str) -> DLArray:
-    if not isinstance(x, DLArray):
+def _triangle(x: ArrayBase, k: int, func: str) -> ArrayBase:
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{func}: x must have at least 2 axes, got shape {x.shape}")
@@ -659,7 +658,7 @@ def _triangle(x: DLArray, k: int, func: str) -> DLArray:
     return wrap(getattr(namespace_of(a), func)(a, k=k))
 
 
-def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
+def tril(x: ArrayBase, /, *, k: int = 0) -> ArrayBase:
     """The lower triangle of (each matrix in) ``x``; elements above the
     ``k``-th diagonal are zero.
 
@@ -679,7 +678,7 @@ def tril(x: DLArray, /, *, k: int = 0) -> DLArray:
     return _triangle(x, k, "tril")
 
 
-def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
+def triu(x: ArrayBase, /, *, k: int = 0) -> ArrayBase:
     """The upper triangle of (each matrix in) ``x``.
 
     Raises
@@ -698,7 +697,7 @@ def triu(x: DLArray, /, *, k: int = 0) -> DLArray:
     return _triangle(x, k, "triu")
 
 
-def to_device(x: DLArray, device: Any, /, *, stream: Any = None) -> DLArray:
+def to_device(x: ArrayBase, device: Any, /, *, stream: Any = None) -> ArrayBase:
     """``x`` on ``device``: ``x`` itself when already there, else a copy.
 
     ``stream`` is where the result will be used, and the copy is ordered

@@ -18,7 +18,7 @@ import numpy as np
 
 import dlarray._float_formats as float_formats
 from dlarray._api._operands import readable
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._creation import cast
 from dlarray._device import as_device
 from dlarray._dtypes import DType
@@ -31,7 +31,7 @@ from dlarray._transfer import copy_array, copy_to_device
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
 
-def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None) -> DLArray:
+def astype(x: ArrayBase, dtype: DType, /, *, copy: bool = True, device: Any = None) -> ArrayBase:
     """``x`` converted to ``dtype``.
 
     ``copy=False`` returns ``x`` itself when no conversion (and no device
@@ -58,7 +58,7 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
     >>> xp.astype(xp.asarray([1.7, -1.7]), xp.int32)
     dlarray.asarray([1, -1], dtype=dlarray.int32)
     """
-    if not isinstance(x, DLArray):
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"astype: expected a dlarray array, got {type(x).__name__}")
     if not isinstance(dtype, DType):
         raise TypeError(f"astype: dtype must be a dlarray dtype, got {dtype!r}")
@@ -81,14 +81,14 @@ def astype(x: DLArray, dtype: DType, /, *, copy: bool = True, device: Any = None
 
 
 def _dtype_of(value: Any, func: str) -> DType:
-    if isinstance(value, DLArray):
+    if isinstance(value, ArrayBase):
         return value.dtype
     if isinstance(value, DType):
         return value
     raise TypeError(f"{func}: expected a dlarray dtype or array, got {value!r}")
 
 
-def can_cast(from_: DType | DLArray, to: DType, /) -> bool:
+def can_cast(from_: DType | ArrayBase, to: DType, /) -> bool:
     """Whether the standard's promotion rules can turn ``from_`` into ``to``.
 
     Raises
@@ -158,7 +158,7 @@ class iinfo_object:
     dtype: DType
 
 
-def finfo(type: DType | DLArray, /) -> finfo_object:
+def finfo(type: DType | ArrayBase, /) -> finfo_object:
     """Limits of a floating-point dtype (or of an array's dtype).
 
     For a complex dtype the limits are those of its real component dtype.
@@ -218,7 +218,7 @@ def _format_finfo(f: float_formats.FloatFormat) -> finfo_object:
     )
 
 
-def iinfo(type: DType | DLArray, /) -> iinfo_object:
+def iinfo(type: DType | ArrayBase, /) -> iinfo_object:
     """Limits of an integer dtype (or of an array's dtype).
 
     Raises

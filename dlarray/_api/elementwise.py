@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 
 from dlarray._api._operands import binary, scalar_array, unary
-from dlarray._array import DLArray
-from dlarray._core import fast_function
+from dlarray._core import ArrayBase, fast_function
 from dlarray._dtypes import scalar_or_itself
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
@@ -334,11 +333,11 @@ def _raises(category: str, arity: int) -> str:
 _HOST = engine_namespace("numpy")
 
 
-def _make_unary(name: str, category: str) -> Callable[[DLArray], DLArray]:
+def _make_unary(name: str, category: str) -> Callable[[ArrayBase], ArrayBase]:
     allowed = allowed_dtypes(category, name)  # the extended floats too, for some
     kernel = getattr(_HOST, name)
 
-    def function(x: DLArray, /) -> DLArray:
+    def function(x: ArrayBase, /) -> ArrayBase:
         a = unary(x, allowed, category, name)
         return call(getattr(namespace_of(a), name), a)
 
@@ -388,20 +387,20 @@ def _kernel_of(xp: Any, name: str) -> Kernel:
         return kernel
 
 
-def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
+def _make_binary(name: str, category: str) -> Callable[[Any, Any], ArrayBase]:
     allowed = allowed_dtypes(category, name)  # the extended floats too, for some
     kernel = getattr(_HOST, name)
     KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
-    def function(x1: Any, x2: Any, /) -> DLArray:
+    def function(x1: Any, x2: Any, /) -> ArrayBase:
         # An array with a Python scalar that keeps the array's dtype.
-        if type(x1) is DLArray and type(x2) in SCALAR_JOINS:
+        if isinstance(x1, ArrayBase) and type(x2) in SCALAR_JOINS:
             dtype = x1.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
                 a = engine_view(x1)
                 xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
                 return call(xp_kernel, a, scalar_array(x2, dtype, name, a))
-        elif type(x2) is DLArray and type(x1) in SCALAR_JOINS:
+        elif isinstance(x2, ArrayBase) and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
                 a = engine_view(x2)
@@ -421,7 +420,7 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], DLArray]:
     return fast_function(kernel, allowed, 2, function)
 
 
-FUNCTIONS: dict[str, Callable[..., DLArray]] = {}
+FUNCTIONS: dict[str, Callable[..., ArrayBase]] = {}
 for _name, _category in _UNARY.items():
     FUNCTIONS[_name] = _make_unary(_name, _category)
 for _name, _category in _BINARY.items():
@@ -433,14 +432,14 @@ for _name, _category in _BINARY.items():
 _COPIED_AS_THEY_ARE = CATEGORIES["integer or boolean"]
 
 
-def _same_dtype_unary(name: str) -> Callable[[DLArray], DLArray]:
+def _same_dtype_unary(name: str) -> Callable[[ArrayBase], ArrayBase]:
     """ceil/floor/trunc/real/imag: integers (and real inputs to ``real``) come
     back unchanged as a copy (NumPy would turn integers into floats), and
     ``real``/``imag`` of a complex array are new arrays, not views into it."""
     category = _UNARY[name]
     allowed = CATEGORIES[category]
 
-    def function(x: DLArray, /) -> DLArray:
+    def function(x: ArrayBase, /) -> ArrayBase:
         a = unary(x, allowed, category, name)
         xp = namespace_of(a)
         if x.dtype in _COPIED_AS_THEY_ARE or (name == "real" and x.dtype in _REAL_FLOATING):
@@ -460,7 +459,7 @@ for _name in ("ceil", "floor", "trunc", "real", "imag"):
     FUNCTIONS[_name] = _same_dtype_unary(_name)
 
 
-def nextafter(x1: Any, x2: Any, /) -> DLArray:
+def nextafter(x1: Any, x2: Any, /) -> ArrayBase:
     a1, a2, _ = binary(x1, x2, CATEGORIES["real floating"], "real floating", "nextafter")
     return call(namespace_of(a1).nextafter, a1, a2)
 
@@ -488,7 +487,7 @@ FUNCTIONS["divide"].__doc__ = _doc(
 )
 
 
-def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
+def clip(x: ArrayBase, /, min: Any = None, max: Any = None) -> ArrayBase:
     """Clamp each element of ``x`` to ``[min, max]``.
 
     ``min`` and ``max`` are Python scalars, arrays broadcastable to ``x``, or
@@ -521,7 +520,7 @@ def clip(x: DLArray, /, min: Any = None, max: Any = None) -> DLArray:
         if bound is None:
             bounds.append(None)
             continue
-        if isinstance(bound, DLArray):
+        if isinstance(bound, ArrayBase):
             common_device((x, bound), "clip")
             check_dtype(bound.dtype, "real-valued", f"clip({label}=...)")
             b = engine_view(bound)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device, normalize_axis
@@ -54,14 +54,14 @@ def checked_indices(xp: Any, indices: Any, dtype: DType, extent: int, func: str)
 def _arrays(x: Any, indices: Any, func: str) -> tuple[Any, Any]:
     """Engine views of ``x`` and ``indices``, checked."""
     for name, value in (("x", x), ("indices", indices)):
-        if not isinstance(value, DLArray):
+        if not isinstance(value, ArrayBase):
             raise TypeError(f"{func}: {name} must be a dlarray array, got {type(value).__name__}")
     check_dtype(indices.dtype, "integer", f"{func} (indices)")
     common_device((x, indices), func)
     return engine_view(x), engine_view(indices)
 
 
-def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray:
+def take(x: ArrayBase, indices: ArrayBase, /, *, axis: int | None = None) -> ArrayBase:
     """Select elements of ``x`` at ``indices`` along ``axis``.
 
     ``indices`` is a one-dimensional integer array.  ``axis`` may be left
@@ -102,7 +102,7 @@ def take(x: DLArray, indices: DLArray, /, *, axis: int | None = None) -> DLArray
     return call(xp.take, a, positions, axis=ax)
 
 
-def take_along_axis(x: DLArray, indices: DLArray, /, *, axis: int = -1) -> DLArray:
+def take_along_axis(x: ArrayBase, indices: ArrayBase, /, *, axis: int = -1) -> ArrayBase:
     """Select elements of ``x`` at the one-dimensional ``indices`` along ``axis``.
 
     ``indices`` has as many axes as ``x``; along ``axis`` it holds positions

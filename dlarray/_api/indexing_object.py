@@ -44,10 +44,9 @@ from typing import Any, NamedTuple
 
 from dlarray import subbyte
 from dlarray._api._operands import readable, scalar_array
-from dlarray._api.array_object import check_writable
 from dlarray._api.indexing_functions import checked_indices
 from dlarray._api.manipulation import broadcast_shapes
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap, write
@@ -55,6 +54,7 @@ from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
     EXTENDED_FLOATS,
+    check_writable,
     common_device,
     promote,
     scalar_dtype,
@@ -68,16 +68,16 @@ _INDEX = DEFAULT_DTYPES["indexing"]
 _SUBBYTE = frozenset(d for d in EXTENDED_FLOATS if d.is_subbyte)
 
 
-def _engine_key(x: DLArray, key: Any) -> tuple[Any, ...] | None:
+def _engine_key(x: ArrayBase, key: Any) -> tuple[Any, ...] | None:
     """The key as a tuple with its index arrays as engine views (a 0-d
     integer array is an integer), or None for a basic key."""
     items = key if isinstance(key, tuple) else (key,)
-    if not any(isinstance(k, DLArray) for k in items):
+    if not any(isinstance(k, ArrayBase) for k in items):
         return None
     converted: list[Any] = []
     has_array = False
     for k in items:
-        if isinstance(k, DLArray):
+        if isinstance(k, ArrayBase):
             if k.dtype not in _INDEX_DTYPES:
                 raise IndexError(
                     f"arrays used as indices must have an integer or bool dtype, got {k.dtype.name}"
@@ -116,7 +116,7 @@ def _basic_key(key: Any) -> Any:
     """The key with 0-d integer arrays replaced by Python ints."""
     if isinstance(key, tuple):
         return tuple(_basic_key(k) for k in key)
-    if isinstance(key, DLArray):
+    if isinstance(key, ArrayBase):
         return int(engine_view(key))
     return key
 
@@ -126,7 +126,7 @@ def _is_array(k: Any) -> bool:
     return not (k is None or k is Ellipsis or isinstance(k, slice | int))
 
 
-def _sole_mask(xp: Any, x: DLArray, items: tuple[Any, ...]) -> Any:
+def _sole_mask(xp: Any, x: ArrayBase, items: tuple[Any, ...]) -> Any:
     """The key's mask when ``__setitem__`` takes it as it is (the standard's
     mask: the sole index, of the shape of ``x``'s leading axes), else None."""
     if len(items) != 1:
@@ -144,14 +144,14 @@ class _Selection(NamedTuple):
     """What a key with arrays selects, for the engine namespace ``xp``."""
 
     xp: Any
-    view: DLArray  # x after the key's slices and None, the indexed axes together
+    view: ArrayBase  # x after the key's slices and None, the indexed axes together
     axis: int  # where the indexed axes start in ``view``
     extents: tuple[int, ...]  # their extents
     positions: Any  # engine int64 array: positions in those axes merged, in C order
     shape: tuple[int, ...]  # the shape the index arrays broadcast to
 
 
-def _select(xp: Any, x: DLArray, key: Any, items: tuple[Any, ...]) -> _Selection:
+def _select(xp: Any, x: ArrayBase, key: Any, items: tuple[Any, ...]) -> _Selection:
     """The selection of ``key``, ``items`` being its :func:`_engine_key`."""
     originals = key if isinstance(key, tuple) else (key,)
     device = engine_view(x).device
@@ -225,7 +225,7 @@ class _Unchecked(NamedTuple):
     dtype: DType
 
 
-def _mask_positions(xp: Any, x: DLArray, mask: Any, axis: int) -> list[Any]:
+def _mask_positions(xp: Any, x: ArrayBase, mask: Any, axis: int) -> list[Any]:
     """The positions a mask selects on the axes from ``axis`` on, one
     engine array per mask axis."""
     for j, extent in enumerate(mask.shape):
@@ -281,7 +281,7 @@ def _flat(s: _Selection) -> Any:
     return s.positions if s.positions.ndim == 1 else s.xp.reshape(s.positions, (-1,))
 
 
-def _gather(s: _Selection) -> DLArray:
+def _gather(s: _Selection) -> ArrayBase:
     xp = s.xp
     out = xp.take(_merged_view(s), _flat(s), axis=s.axis)
     if len(s.shape) != 1:
@@ -348,7 +348,7 @@ def _hooks(a: Any) -> _Hooks:
         return found
 
 
-def getitem(x: DLArray, key: Any) -> DLArray:
+def getitem(x: ArrayBase, key: Any) -> ArrayBase:
     """``x[key]``: a view for basic keys, a new array for keys with arrays."""
     items = _engine_key(x, key)
     if items is None:
@@ -364,10 +364,10 @@ def getitem(x: DLArray, key: Any) -> DLArray:
     return _gather(_select(namespace_of(a), x, key, items))
 
 
-def _value(x: DLArray, value: Any) -> Any:
+def _value(x: ArrayBase, value: Any) -> Any:
     """``value`` as an engine operand of ``x``'s dtype, checking the standard's
     rules: a Python scalar must suit x's dtype, an array must promote to it."""
-    if isinstance(value, DLArray):
+    if isinstance(value, ArrayBase):
         common_device((x, value), "__setitem__")
         value = readable(value)  # a packed fp6/fp4 value is read padded
         if promote(value.dtype, x.dtype, "__setitem__") is not x.dtype:
@@ -398,7 +398,7 @@ def _value(x: DLArray, value: Any) -> Any:
     )
 
 
-def setitem(x: DLArray, key: Any, value: Any) -> None:
+def setitem(x: ArrayBase, key: Any, value: Any) -> None:
     """``x[key] = value``."""
     check_writable(x, "__setitem__")
     if x.dtype in _SUBBYTE and not x._padded:
@@ -425,7 +425,7 @@ def setitem(x: DLArray, key: Any, value: Any) -> None:
     _scatter(_select(xp, x, key, items), source)
 
 
-def _setitem_packed(x: DLArray, key: Any, value: Any) -> None:
+def _setitem_packed(x: ArrayBase, key: Any, value: Any) -> None:
     """``x[key] = value`` for a packed fp6/fp4 array, whose elements have
     no bytes of their own: written into a padded copy (every key and rule
     as for any array), packed again, and the bytes copied back -- all but

@@ -22,7 +22,7 @@ from dlarray._api._linalg_helpers import (
     two_arrays,
 )
 from dlarray._api.manipulation import broadcast_shapes
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._core import engine_binary as fast_binary
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, namespace_of
@@ -40,7 +40,7 @@ _HOST_MATMUL = engine_namespace("numpy").matmul
 # value (inf), not an error.
 
 
-def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
+def matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     """The matrix product of ``x1`` and ``x2``, as the ``@`` operator computes it.
 
     A 1-d ``x1`` is a row vector and a 1-d ``x2`` a column vector (the added
@@ -91,7 +91,7 @@ def matmul(x1: DLArray, x2: DLArray, /) -> DLArray:
     return call(namespace_of(a1).matmul, a1, a2)
 
 
-def matrix_transpose(x: DLArray, /) -> DLArray:
+def matrix_transpose(x: ArrayBase, /) -> ArrayBase:
     """Swap the last two axes of ``x`` (a stack of matrices).
 
     Like :func:`dlarray.permute_dims`, which it is a case of, the result is a
@@ -149,12 +149,12 @@ def _contraction_axes(axes: Any, ndim1: int, ndim2: int) -> tuple[list[int], lis
 
 
 def tensordot(
-    x1: DLArray,
-    x2: DLArray,
+    x1: ArrayBase,
+    x2: ArrayBase,
     /,
     *,
     axes: int | tuple[Sequence[int], Sequence[int]] = 2,
-) -> DLArray:
+) -> ArrayBase:
     """Contract ``x1`` and ``x2`` over the given axes.
 
     ``axes=N`` contracts the last ``N`` axes of ``x1`` with the first ``N``
@@ -193,7 +193,7 @@ def tensordot(
     return call(namespace_of(a1).tensordot, a1, a2, axes=(tuple(axes1), tuple(axes2)))
 
 
-def vecdot(x1: DLArray, x2: DLArray, /, *, axis: int = -1) -> DLArray:
+def vecdot(x1: ArrayBase, x2: ArrayBase, /, *, axis: int = -1) -> ArrayBase:
     """The dot product of the vectors along ``axis``: ``sum(conj(x1) * x2)``.
 
     ``axis`` counts from the end (``-min(x1.ndim, x2.ndim) <= axis <= -1``);

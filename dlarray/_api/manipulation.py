@@ -22,7 +22,7 @@ from typing import Any
 
 import dlarray._core as _core
 from dlarray._api._operands import readable
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
@@ -54,13 +54,13 @@ __all__ = [
 # ---- argument checks shared by this chapter ----
 
 
-def _array(x: Any, func: str) -> DLArray:
-    if not isinstance(x, DLArray):
+def _array(x: Any, func: str) -> ArrayBase:
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"{func}: expected a dlarray array, got {type(x).__name__}")
     return x
 
 
-def _arrays(arrays: Any, func: str) -> list[DLArray]:
+def _arrays(arrays: Any, func: str) -> list[ArrayBase]:
     """A non-empty tuple or list of arrays, all on one device."""
     if not isinstance(arrays, tuple | list):
         raise TypeError(f"{func}: expected a tuple or list of arrays, got {type(arrays).__name__}")
@@ -100,7 +100,7 @@ def _axis_list(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
     return tuple(normalize_axis(a, ndim, func) for a in items)
 
 
-def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
+def _common_dtype(arrays: Sequence[ArrayBase], func: str) -> DType:
     dtype = arrays[0].dtype
     for x in arrays[1:]:
         if x.dtype is not dtype:
@@ -108,7 +108,7 @@ def _common_dtype(arrays: Sequence[DLArray], func: str) -> DType:
     return dtype
 
 
-def _engine_as(x: DLArray, dtype: DType) -> Any:
+def _engine_as(x: ArrayBase, dtype: DType) -> Any:
     a = engine_view(readable(x))  # a packed fp6/fp4 array is read padded
     if x.dtype is dtype:
         return a
@@ -125,7 +125,7 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def _drop_axes(x: DLArray, axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _drop_axes(x: ArrayBase, axes: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Shape and strides of ``x`` without ``axes``."""
     keep = [i for i in range(x.ndim) if i not in axes]
     return tuple(x.shape[i] for i in keep), tuple(x._strides[i] for i in keep)
@@ -173,7 +173,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(result)
 
 
-def _readonly(view: DLArray) -> DLArray:
+def _readonly(view: ArrayBase) -> ArrayBase:
     """The same view, marked read-only."""
     flags = _core.ARRAY_READONLY | (_core.ARRAY_PADDED if view._padded else 0)
     return _core.new_array(
@@ -188,7 +188,7 @@ def _readonly(view: DLArray) -> DLArray:
     )
 
 
-def _broadcast_view(x: DLArray, shape: tuple[int, ...], func: str) -> DLArray:
+def _broadcast_view(x: ArrayBase, shape: tuple[int, ...], func: str) -> ArrayBase:
     if len(shape) < x.ndim:
         raise ValueError(
             f"{func}: cannot broadcast an array of shape {x.shape} to {shape}, which has fewer axes"
@@ -213,7 +213,7 @@ def _broadcast_view(x: DLArray, shape: tuple[int, ...], func: str) -> DLArray:
     return _readonly(view) if repeats else view
 
 
-def broadcast_to(x: DLArray, /, shape: tuple[int, ...]) -> DLArray:
+def broadcast_to(x: ArrayBase, /, shape: tuple[int, ...]) -> ArrayBase:
     """Broadcast ``x`` to ``shape`` (a view).
 
     ``x``'s shape must broadcast *to* ``shape``: new axes may be added in
@@ -240,7 +240,7 @@ def broadcast_to(x: DLArray, /, shape: tuple[int, ...]) -> DLArray:
     return _broadcast_view(x, _shape(shape, "broadcast_to"), "broadcast_to")
 
 
-def broadcast_arrays(*arrays: DLArray) -> tuple[DLArray, ...]:
+def broadcast_arrays(*arrays: ArrayBase) -> tuple[ArrayBase, ...]:
     """Broadcast arrays against one another (views; see :func:`broadcast_to`).
 
     Returns a tuple, as the 2025.12 standard requires.
@@ -312,7 +312,7 @@ def _view_strides(
     return tuple(new_strides)
 
 
-def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> DLArray:
+def reshape(x: ArrayBase, /, shape: tuple[int, ...], *, copy: bool | None = None) -> ArrayBase:
     """Give ``x`` a new shape with the same elements in C order.
 
     One extent of ``shape`` may be ``-1``; it is inferred from the others.
@@ -362,7 +362,7 @@ def reshape(x: DLArray, /, shape: tuple[int, ...], *, copy: bool | None = None) 
     return _make_view(copy_array(x), new_shape, _c_strides(new_shape), 0)
 
 
-def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
+def permute_dims(x: ArrayBase, /, axes: tuple[int, ...]) -> ArrayBase:
     """Reorder the axes of ``x`` (a view); ``axes`` may be negative.
 
     Raises
@@ -390,8 +390,8 @@ def permute_dims(x: DLArray, /, axes: tuple[int, ...]) -> DLArray:
 
 
 def moveaxis(
-    x: DLArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
-) -> DLArray:
+    x: ArrayBase, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+) -> ArrayBase:
     """Move axes ``source`` to positions ``destination`` (a view).
 
     The other axes keep their relative order.
@@ -433,7 +433,7 @@ def moveaxis(
     return _permute_view(x, tuple(order))
 
 
-def expand_dims(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
+def expand_dims(x: ArrayBase, /, axis: int | tuple[int, ...]) -> ArrayBase:
     """Insert axes of extent 1 at the positions ``axis`` of the result (a view).
 
     ``axis`` is an int or a tuple of ints; each position is counted in the
@@ -470,7 +470,7 @@ def expand_dims(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
     return _make_view(x, tuple(new_shape), tuple(new_strides), 0)
 
 
-def squeeze(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
+def squeeze(x: ArrayBase, /, axis: int | tuple[int, ...]) -> ArrayBase:
     """Remove the axes ``axis``, each of extent 1 (a view).
 
     ``ValueError`` when an axis has another extent.
@@ -502,7 +502,7 @@ def squeeze(x: DLArray, /, axis: int | tuple[int, ...]) -> DLArray:
     return _make_view(x, shape, strides, 0)
 
 
-def flip(x: DLArray, /, *, axis: int | tuple[int, ...] | None = None) -> DLArray:
+def flip(x: ArrayBase, /, *, axis: int | tuple[int, ...] | None = None) -> ArrayBase:
     """Reverse the order of elements along ``axis`` (all axes if None); a view.
 
     Raises
@@ -529,7 +529,7 @@ def flip(x: DLArray, /, *, axis: int | tuple[int, ...] | None = None) -> DLArray
     return _make_view(x, x.shape, tuple(strides), offset)
 
 
-def unstack(x: DLArray, /, *, axis: int = 0) -> tuple[DLArray, ...]:
+def unstack(x: ArrayBase, /, *, axis: int = 0) -> tuple[ArrayBase, ...]:
     """Split ``x`` along ``axis`` into a tuple of views, one per index.
 
     Raises
@@ -555,7 +555,9 @@ def unstack(x: DLArray, /, *, axis: int = 0) -> tuple[DLArray, ...]:
 # ---- new arrays ----
 
 
-def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None = 0) -> DLArray:
+def concat(
+    arrays: tuple[ArrayBase, ...] | list[ArrayBase], /, *, axis: int | None = 0
+) -> ArrayBase:
     """Join arrays along an existing axis (or, with ``axis=None``, flattened).
 
     The arrays must have equal shapes except along ``axis``; their dtypes
@@ -598,7 +600,7 @@ def concat(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int | None =
     return call(xp.concat, parts, axis=a)
 
 
-def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> DLArray:
+def stack(arrays: tuple[ArrayBase, ...] | list[ArrayBase], /, *, axis: int = 0) -> ArrayBase:
     """Join arrays of one shape along a new axis ``axis`` of the result.
 
     Dtypes are promoted as in :func:`concat`.
@@ -630,8 +632,8 @@ def stack(arrays: tuple[DLArray, ...] | list[DLArray], /, *, axis: int = 0) -> D
     return call(namespace_of(parts[0]).stack, parts, axis=a)
 
 
-def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
-    if isinstance(repeats, DLArray):
+def _repeat_counts(repeats: Any, x: ArrayBase, length: int) -> Any:
+    if isinstance(repeats, ArrayBase):
         common_device((x, repeats), "repeat")
         check_dtype(repeats.dtype, "integer", "repeat")
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, length)):
@@ -649,7 +651,7 @@ def _repeat_counts(repeats: Any, x: DLArray, length: int) -> Any:
     return count
 
 
-def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) -> DLArray:
+def repeat(x: ArrayBase, repeats: int | ArrayBase, /, *, axis: int | None = None) -> ArrayBase:
     """Repeat each element of ``x`` ``repeats`` times along ``axis``.
 
     ``repeats`` is a non-negative int or a one-dimensional integer array of
@@ -684,12 +686,12 @@ def repeat(x: DLArray, repeats: int | DLArray, /, *, axis: int | None = None) ->
 
 
 def roll(
-    x: DLArray,
+    x: ArrayBase,
     /,
     shift: int | tuple[int, ...],
     *,
     axis: int | tuple[int, ...] | None = None,
-) -> DLArray:
+) -> ArrayBase:
     """Shift elements along axes, wrapping around (a new array).
 
     With ``axis=None`` the flattened array is shifted by the int ``shift``.
@@ -741,7 +743,7 @@ def _check_ndim(ndim: int, func: str) -> None:
         )
 
 
-def tile(x: DLArray, repetitions: tuple[int, ...], /) -> DLArray:
+def tile(x: ArrayBase, repetitions: tuple[int, ...], /) -> ArrayBase:
     """Repeat the whole of ``x`` ``repetitions[i]`` times along each axis ``i``.
 
     When ``x`` and ``repetitions`` differ in length, the shorter one is

@@ -23,12 +23,12 @@ from typing import Any, Final
 import numpy as np
 
 from dlarray import subbyte
-from dlarray._api.array_object import storage_codes
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import CPU
 from dlarray._engine.numpy_engine import to_numpy
 from dlarray._float_formats import FORMATS, decode_all
 from dlarray._transfer import copy_to_device
+from dlarray.subbyte import storage_codes
 
 #: An array of more elements than this is summarised (NumPy's default).
 THRESHOLD: Final = 1000
@@ -43,7 +43,7 @@ EDGE_ITEMS: Final = 3
 _KEPT: Final = EDGE_ITEMS + 1
 
 
-def repr_of(x: DLArray) -> str:
+def repr_of(x: ArrayBase) -> str:
     """``repr(x)``: the ``dlarray.asarray(...)`` call that makes ``x`` again.
 
     The forms, each with ``, device=Device(...)`` added for memory other than
@@ -85,7 +85,7 @@ def repr_of(x: DLArray) -> str:
     return f"dlarray.asarray({body}{shape}, dtype={x.dtype!r}{where})"
 
 
-def str_of(x: DLArray) -> str:
+def str_of(x: ArrayBase) -> str:
     """``str(x)``: the values laid out as NumPy prints them, without dtype or device.
 
     Summarised as :func:`repr_of` summarises; NumPy's other print options
@@ -153,7 +153,7 @@ def _listing(values: Any, elided: tuple[bool, ...]) -> str:
 # ---- reading the values ----
 
 
-def _read(x: DLArray, summarised: bool) -> Any:
+def _read(x: ArrayBase, summarised: bool) -> Any:
     """The corner elements of ``x`` as a host NumPy array (float64 for the
     extended floating dtypes), or None when its memory cannot be read."""
     if x.size == 0:  # nothing to read, wherever it lives
@@ -175,7 +175,7 @@ def _read(x: DLArray, summarised: bool) -> Any:
         return None
 
 
-def _device_corners(x: DLArray, positions: list[list[int]]) -> Any:
+def _device_corners(x: ArrayBase, positions: list[list[int]]) -> Any:
     """The corners of a summarised device array, copied to the host one
     run along the last axis at a time (one copy per run, of its few
     elements), and assembled there."""
@@ -207,7 +207,7 @@ def _runs(indices: list[int]) -> list[tuple[int, int, int]]:
     return runs
 
 
-def _host_values(x: DLArray, positions: list[list[int]]) -> Any:
+def _host_values(x: ArrayBase, positions: list[list[int]]) -> Any:
     """The elements at ``positions`` (one list per axis) of a host array."""
     index = _index(positions, x.shape)
     if x.dtype not in FORMATS:
@@ -231,7 +231,7 @@ def _index(positions: list[list[int]], shape: tuple[int, ...]) -> Any:
     return np.ix_(*(np.asarray(p, dtype=np.intp) for p in positions))
 
 
-def _packed_codes(x: DLArray, positions: list[list[int]]) -> Any:
+def _packed_codes(x: ArrayBase, positions: list[list[int]]) -> Any:
     """The codes at ``positions`` of a packed sub-byte array, read from its
     bytes (element ``i`` is bits ``[i*bits, (i+1)*bits)``, lowest first;
     a packed array is always C-contiguous)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from dlarray._api._operands import binary, scalar_array, unary
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._core import engine_unary as fast_unary
 from dlarray._creation import cast
 from dlarray._dtypes import DType, scalar_or_itself
@@ -57,14 +57,14 @@ def _keepdims(value: Any, func: str) -> bool:
     return value
 
 
-def _indices(out: DLArray) -> DLArray:
+def _indices(out: ArrayBase) -> ArrayBase:
     """An engine's indices in the index dtype (every engine dlarray knows
     gives them in it already)."""
     return out if out.dtype is _INDEX else cast(out, _INDEX)
 
 
-def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
-    if axis is None and keepdims is False and type(x) is DLArray and 0 not in x.shape:
+def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
+    if axis is None and keepdims is False and isinstance(x, ArrayBase) and 0 not in x.shape:
         result = fast_unary(host, _REAL, x)  # the common case, in C
         if result is not None:
             return _indices(result)
@@ -76,7 +76,7 @@ def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArr
     return _indices(call(getattr(namespace_of(a), func), a, axis=ax, keepdims=keep))
 
 
-def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
+def argmax(x: ArrayBase, /, *, axis: int | None = None, keepdims: bool = False) -> ArrayBase:
     """Index of the first maximum of ``x`` (flattened when ``axis`` is None).
 
     ``x`` must be real-valued, or of one of the floating formats outside
@@ -101,7 +101,7 @@ def argmax(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
     return _arg_reduce(x, axis, keepdims, "argmax", _HOST_ARGMAX)
 
 
-def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) -> DLArray:
+def argmin(x: ArrayBase, /, *, axis: int | None = None, keepdims: bool = False) -> ArrayBase:
     """Index of the first minimum of ``x`` (flattened when ``axis`` is None).
 
     ``x`` must be real-valued, or of one of the floating formats outside
@@ -127,8 +127,8 @@ def argmin(x: DLArray, /, *, axis: int | None = None, keepdims: bool = False) ->
 
 
 def count_nonzero(
-    x: DLArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
-) -> DLArray:
+    x: ArrayBase, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> ArrayBase:
     """Number of non-zero elements of ``x`` over ``axis`` (all axes if None).
 
     A complex element is non-zero when either part is; a bool one when it
@@ -153,7 +153,7 @@ def count_nonzero(
     return _indices(call(namespace_of(a).count_nonzero, a, axis=axes, keepdims=keep))
 
 
-def nonzero(x: DLArray, /) -> tuple[DLArray, ...]:
+def nonzero(x: ArrayBase, /) -> tuple[ArrayBase, ...]:
     """The indices of the non-zero elements of ``x``, one array per axis.
 
     Indices are in C (row-major) order.  ``x`` must have at least one axis
@@ -191,7 +191,7 @@ def _search_operands(x1: Any, x2: Any) -> tuple[Any, Any]:
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got shape {x1.shape}")
     x2 = scalar_or_itself(x2)  # numpy.float64 is a float
-    if isinstance(x2, DLArray):
+    if isinstance(x2, ArrayBase):
         check_dtype(x2.dtype, "real-valued", "searchsorted")
         common_device((x1, x2), "searchsorted")
         dtype = promote(x1.dtype, x2.dtype, "searchsorted")
@@ -215,10 +215,10 @@ def _in_dtype(a: Any, dtype: DType, target: DType) -> Any:
     return xp.astype(a, engine_dtype(xp, target))
 
 
-def _sorter(sorter: Any, x1: DLArray) -> Any:
+def _sorter(sorter: Any, x1: ArrayBase) -> Any:
     if sorter is None:
         return None
-    if not isinstance(sorter, DLArray):
+    if not isinstance(sorter, ArrayBase):
         raise TypeError(
             f"searchsorted: sorter must be a dlarray array, got {type(sorter).__name__}"
         )
@@ -239,13 +239,13 @@ def _sorter(sorter: Any, x1: DLArray) -> Any:
 
 
 def searchsorted(
-    x1: DLArray,
-    x2: DLArray | int | float,
+    x1: ArrayBase,
+    x2: ArrayBase | int | float,
     /,
     *,
     side: Literal["left", "right"] = "left",
-    sorter: DLArray | None = None,
-) -> DLArray:
+    sorter: ArrayBase | None = None,
+) -> ArrayBase:
     """Where the elements of ``x2`` would go in the sorted one-dimensional ``x1``.
 
     ``side="left"`` gives the first suitable position, ``"right"`` the last.
@@ -278,11 +278,11 @@ def searchsorted(
 
 
 def where(
-    condition: DLArray,
-    x1: DLArray | bool | int | float | complex,
-    x2: DLArray | bool | int | float | complex,
+    condition: ArrayBase,
+    x1: ArrayBase | bool | int | float | complex,
+    x2: ArrayBase | bool | int | float | complex,
     /,
-) -> DLArray:
+) -> ArrayBase:
     """Elements of ``x1`` where ``condition`` is true, of ``x2`` elsewhere.
 
     ``condition`` is a bool array; ``x1`` and ``x2`` are arrays or (one of
@@ -309,10 +309,10 @@ def where(
     cond = unary(condition, _BOOL, "bool", "where")
     a1, a2, dtype = binary(x1, x2, _WHERE, "all", "where")
     device = condition.device
-    if (isinstance(x1, DLArray) and x1.device != device) or (
-        isinstance(x2, DLArray) and x2.device != device
+    if (isinstance(x1, ArrayBase) and x1.device != device) or (
+        isinstance(x2, ArrayBase) and x2.device != device
     ):
-        common_device([v for v in (condition, x1, x2) if isinstance(v, DLArray)], "where")
+        common_device([v for v in (condition, x1, x2) if isinstance(v, ArrayBase)], "where")
     try:
         kernel = _HOST_WHERE if type(cond) is FAST_PATH_ARRAY_TYPE else namespace_of(cond).where
         out = call(kernel, cond, a1, a2)
@@ -329,4 +329,4 @@ def where(
 
 def _shape(value: Any) -> tuple[int, ...]:
     """The shape of an argument of :func:`where` (a Python scalar's is ``()``)."""
-    return value.shape if isinstance(value, DLArray) else ()
+    return value.shape if isinstance(value, ArrayBase) else ()

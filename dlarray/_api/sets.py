@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from dlarray._api._operands import binary, unary
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._dtypes import DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES
@@ -63,10 +63,10 @@ class UniqueAllResult(NamedTuple):
     ('values', 'indices', 'inverse_indices', 'counts')
     """
 
-    values: DLArray
-    indices: DLArray
-    inverse_indices: DLArray
-    counts: DLArray
+    values: ArrayBase
+    indices: ArrayBase
+    inverse_indices: ArrayBase
+    counts: ArrayBase
 
 
 class UniqueCountsResult(NamedTuple):
@@ -84,8 +84,8 @@ class UniqueCountsResult(NamedTuple):
     dlarray.asarray([3, 1], dtype=dlarray.int64)
     """
 
-    values: DLArray
-    counts: DLArray
+    values: ArrayBase
+    counts: ArrayBase
 
 
 class UniqueInverseResult(NamedTuple):
@@ -107,8 +107,8 @@ class UniqueInverseResult(NamedTuple):
     True
     """
 
-    values: DLArray
-    inverse_indices: DLArray
+    values: ArrayBase
+    inverse_indices: ArrayBase
 
 
 class _Groups(NamedTuple):
@@ -144,7 +144,7 @@ def _as_index(xp: Any, positions: Any, index_dtype: Any) -> Any:
     return positions if positions.dtype == index_dtype else xp.astype(positions, index_dtype)
 
 
-def _groups(x: DLArray, func: str) -> _Groups:
+def _groups(x: ArrayBase, func: str) -> _Groups:
     a = unary(x, _ALL, "all", func)
     xp = namespace_of(a)
     index_dtype = engine_dtype(xp, _INDEX)
@@ -160,16 +160,16 @@ def _groups(x: DLArray, func: str) -> _Groups:
     return _Groups(xp, ordered, order, begins, starts)
 
 
-def _values(g: _Groups) -> DLArray:
+def _values(g: _Groups) -> ArrayBase:
     return wrap(g.xp.take(g.ordered, g.starts))
 
 
-def _first_indices(g: _Groups) -> DLArray:
+def _first_indices(g: _Groups) -> ArrayBase:
     # The sort is stable, so a group's first member is its first occurrence.
     return wrap(g.xp.take(g.order, g.starts))
 
 
-def _inverse(g: _Groups, shape: tuple[int, ...]) -> DLArray:
+def _inverse(g: _Groups, shape: tuple[int, ...]) -> ArrayBase:
     xp = g.xp
     group_of_sorted = xp.subtract(xp.cumulative_sum(xp.astype(g.begins, g.order.dtype)), 1)
     # The inverse permutation of `order` puts each sorted element back in place.
@@ -177,7 +177,7 @@ def _inverse(g: _Groups, shape: tuple[int, ...]) -> DLArray:
     return wrap(xp.reshape(xp.take(group_of_sorted, unsorted), shape))
 
 
-def _counts(g: _Groups) -> DLArray:
+def _counts(g: _Groups) -> ArrayBase:
     xp = g.xp
     starts = g.starts
     if starts.shape[0] == 0:
@@ -186,7 +186,7 @@ def _counts(g: _Groups) -> DLArray:
     return wrap(xp.subtract(xp.concat([starts[1:], end]), starts))
 
 
-def unique_all(x: DLArray, /) -> UniqueAllResult:
+def unique_all(x: ArrayBase, /) -> UniqueAllResult:
     """The distinct values of ``x``, with first indices, inverse indices and counts.
 
     ``x`` is flattened.  Each NaN is distinct (count one); ``-0.0`` and
@@ -223,7 +223,7 @@ def unique_all(x: DLArray, /) -> UniqueAllResult:
     return UniqueAllResult(_values(g), _first_indices(g), _inverse(g, x.shape), _counts(g))
 
 
-def unique_counts(x: DLArray, /) -> UniqueCountsResult:
+def unique_counts(x: ArrayBase, /) -> UniqueCountsResult:
     """The distinct values of ``x`` and how often each occurs.
 
     As :func:`unique_all`, returning the namedtuple ``(values, counts)``.
@@ -246,7 +246,7 @@ def unique_counts(x: DLArray, /) -> UniqueCountsResult:
     return UniqueCountsResult(_values(g), _counts(g))
 
 
-def unique_inverse(x: DLArray, /) -> UniqueInverseResult:
+def unique_inverse(x: ArrayBase, /) -> UniqueInverseResult:
     """The distinct values of ``x`` and the indices into them that rebuild ``x``.
 
     As :func:`unique_all`, returning the namedtuple
@@ -267,7 +267,7 @@ def unique_inverse(x: DLArray, /) -> UniqueInverseResult:
     return UniqueInverseResult(_values(g), _inverse(g, x.shape))
 
 
-def unique_values(x: DLArray, /) -> DLArray:
+def unique_values(x: ArrayBase, /) -> ArrayBase:
     """The distinct values of ``x``, flattened and sorted; each NaN is distinct.
 
     Raises
@@ -294,14 +294,14 @@ def _out_of_range(value: Any, dtype: DType) -> bool:
     return not -(2 ** (dtype.bits - 1)) <= value < 2 ** (dtype.bits - 1)
 
 
-def _filled(x: DLArray, shape: tuple[int, ...], value: bool) -> DLArray:
+def _filled(x: ArrayBase, shape: tuple[int, ...], value: bool) -> ArrayBase:
     """A new bool array of ``shape`` holding ``value``, on ``x``'s engine and device."""
     a = engine_view(x)
     xp = namespace_of(a)
     return wrap(xp.full(shape, value, dtype=xp.bool, device=a.device))
 
 
-def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DLArray:
+def isin(x1: ArrayBase | int, x2: ArrayBase | int, /, *, invert: bool = False) -> ArrayBase:
     """Whether each element of ``x1`` equals some element of ``x2``.
 
     Parameters
@@ -342,9 +342,9 @@ def isin(x1: DLArray | int, x2: DLArray | int, /, *, invert: bool = False) -> DL
         raise TypeError(f"isin: invert must be a bool, got {invert!r}")
     # The standard's scalar rules would refuse such an int (it does not fit the
     # dtype); membership is still well defined: it equals no element.
-    if isinstance(x1, DLArray) and _out_of_range(x2, x1.dtype):
+    if isinstance(x1, ArrayBase) and _out_of_range(x2, x1.dtype):
         return _filled(x1, x1.shape, invert)
-    if isinstance(x2, DLArray) and _out_of_range(x1, x2.dtype):
+    if isinstance(x2, ArrayBase) and _out_of_range(x1, x2.dtype):
         return _filled(x2, (), invert)
     a1, a2, _ = binary(x1, x2, _ALL, "all", "isin")
     return call(namespace_of(a1).isin, a1, a2, invert=invert)

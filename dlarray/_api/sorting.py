@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from dlarray._api._operands import unary
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._engine.routing import call, engine_dtype, namespace_of
 from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, normalize_axis
 
@@ -67,8 +67,8 @@ def _descending_sort(a: Any, axis: int, stable: bool) -> Any:
 
 
 def argsort(
-    x: DLArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True
-) -> DLArray:
+    x: ArrayBase, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+) -> ArrayBase:
     """Indices that sort ``x`` along ``axis``.
 
     ``x`` must be real-valued.  With ``stable=True`` (the default) equal
@@ -94,8 +94,8 @@ def argsort(
 
 
 def sort(
-    x: DLArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True
-) -> DLArray:
+    x: ArrayBase, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+) -> ArrayBase:
     """A sorted copy of ``x`` along ``axis``.
 
     ``x`` must be real-valued; the result has its dtype and shape.  See the

@@ -43,7 +43,7 @@ import math
 from typing import Any
 
 from dlarray._api._operands import unary
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.namespaces import engine_namespace
@@ -211,10 +211,12 @@ def _rounded(xp: Any, result: Any, dtype: DType) -> Any:
 # ---- sum and prod ----
 
 
-def _accumulate(x: DLArray, axis: Any, dtype: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+def _accumulate(
+    x: ArrayBase, axis: Any, dtype: Any, keepdims: Any, func: str, host: Any
+) -> ArrayBase:
     """sum or prod (the common case, over every axis, is the C fast path in
     the functions themselves)."""
-    if type(x) is DLArray and dtype is None and x.dtype in _SELF_ACCUMULATING:
+    if isinstance(x, ArrayBase) and dtype is None and x.dtype in _SELF_ACCUMULATING:
         a = engine_view(x)
         axes = engine_axis(a.ndim, axis, keepdims, func)
         kernel = host if type(a) is FAST_PATH_ARRAY_TYPE else getattr(namespace_of(a), func)
@@ -239,13 +241,13 @@ def _accumulate_kernel(
 
 
 def sum(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     dtype: DType | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Sum of the elements of ``x`` over ``axis`` (all axes by default).
 
     Parameters
@@ -291,13 +293,13 @@ def sum(
 
 
 def prod(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     dtype: DType | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Product of the elements of ``x`` over ``axis`` (all axes by default).
 
     ``dtype`` and the result dtype follow :func:`sum`; an empty product is
@@ -340,7 +342,7 @@ def _scan_axis(ndim: int, axis: Any, func: str) -> int:
     return normalize_axis(axis, ndim, func)
 
 
-def _scan(x: DLArray, axis: Any, dtype: Any, include_initial: Any, func: str) -> DLArray:
+def _scan(x: ArrayBase, axis: Any, dtype: Any, include_initial: Any, func: str) -> ArrayBase:
     a = unary(x, _NUMERIC, "numeric", func)
     ax = _scan_axis(a.ndim, axis, func)
     if not isinstance(include_initial, bool):
@@ -362,13 +364,13 @@ def _scan_kernel(
 
 
 def cumulative_sum(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | None = None,
     dtype: DType | None = None,
     include_initial: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Running sums of ``x`` along ``axis``.
 
     Parameters
@@ -402,13 +404,13 @@ def cumulative_sum(
 
 
 def cumulative_prod(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | None = None,
     dtype: DType | None = None,
     include_initial: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Running products of ``x`` along ``axis``.
 
     Arguments as for :func:`cumulative_sum`; the initial value is ``1``.
@@ -434,8 +436,8 @@ def cumulative_prod(
 # ---- max and min ----
 
 
-def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
-    if type(x) is DLArray and 0 not in x.shape:  # elements to reduce, whatever the axes
+def _extreme(x: ArrayBase, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
+    if isinstance(x, ArrayBase) and 0 not in x.shape:  # elements to reduce, whatever the axes
         if axis is None and keepdims is False:
             result = fast_unary(host, _REAL, x)  # the common case, in C
             if result is not None:
@@ -459,12 +461,12 @@ def _extreme(x: DLArray, axis: Any, keepdims: Any, func: str, host: Any) -> DLAr
 
 
 def max(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Largest element of ``x`` over ``axis`` (all axes by default).
 
     ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
@@ -489,12 +491,12 @@ def max(
 
 
 def min(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Smallest element of ``x`` over ``axis`` (all axes by default).
 
     ``x`` must have a real-valued dtype.  NaNs propagate.  Reducing over
@@ -557,12 +559,12 @@ def _complex(xp: Any, re: Any, im: Any, dtype: Any, device: Any) -> Any:
 
 
 def mean(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Arithmetic mean of ``x`` over ``axis`` (all axes by default).
 
     ``x`` may be real or complex floating (the result keeps its dtype) or an
@@ -693,8 +695,8 @@ def _in_single_range(xp: Any, squares: Any, count: int) -> bool:
 
 
 def _spread(
-    x: DLArray, axis: Any, correction: Any, keepdims: Any, func: str, root: bool
-) -> DLArray:
+    x: ArrayBase, axis: Any, correction: Any, keepdims: Any, func: str, root: bool
+) -> ArrayBase:
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     ddof = _check_correction(correction, func)
@@ -702,13 +704,13 @@ def _spread(
 
 
 def var(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     correction: int | float = 0.0,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Variance of ``x`` over ``axis`` (all axes by default).
 
     Parameters
@@ -743,13 +745,13 @@ def var(
 
 
 def std(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     correction: int | float = 0.0,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Standard deviation of ``x`` over ``axis``: the square root of :func:`var`.
 
     Raises

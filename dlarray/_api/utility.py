@@ -7,7 +7,7 @@ from typing import Any
 
 from dlarray._api._operands import unary
 from dlarray._api.statistical import engine_axis
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._core import engine_unary as fast_unary
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
@@ -23,7 +23,7 @@ _HOST_ALL = _HOST.all
 _HOST_ANY = _HOST.any
 
 
-def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLArray:
+def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
     if axis is None and keepdims is False:
         result = fast_unary(host, _ALL, x)  # the common case, in C
         if result is not None:
@@ -34,12 +34,12 @@ def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> DLA
 
 
 def all(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Whether every element of ``x`` is true, over ``axis`` (all axes by default).
 
     Any dtype is accepted: non-zero numbers, NaN and infinities count as
@@ -63,12 +63,12 @@ def all(
 
 
 def any(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-) -> DLArray:
+) -> ArrayBase:
     """Whether some element of ``x`` is true, over ``axis`` (all axes by default).
 
     Truth is as for :func:`all`; over zero elements the result is ``False``.
@@ -89,9 +89,9 @@ def any(
     return _truth_reduce(x, axis, keepdims, "any", _HOST_ANY)
 
 
-def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
+def _check_edge(edge: Any, x: ArrayBase, axis: int, label: str) -> None:
     """``prepend``/``append`` must be arrays shaped like ``x`` off ``axis``."""
-    if not isinstance(edge, DLArray):
+    if not isinstance(edge, ArrayBase):
         raise TypeError(f"diff: {label} must be a dlarray array or None, got {type(edge).__name__}")
     unary(edge, _NUMERIC, "numeric", f"diff({label}=...)")
     off_axis = [n for i, n in enumerate(edge.shape) if i != axis]
@@ -103,14 +103,14 @@ def _check_edge(edge: Any, x: DLArray, axis: int, label: str) -> None:
 
 
 def diff(
-    x: DLArray,
+    x: ArrayBase,
     /,
     *,
     axis: int = -1,
     n: int = 1,
-    prepend: DLArray | None = None,
-    append: DLArray | None = None,
-) -> DLArray:
+    prepend: ArrayBase | None = None,
+    append: ArrayBase | None = None,
+) -> ArrayBase:
     """The ``n``-th forward difference of ``x`` along ``axis``.
 
     Parameters

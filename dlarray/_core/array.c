@@ -355,6 +355,17 @@ get_ndim(DLAArrayObject *self, void *c)
     return PyLong_FromLong(self->ndim);
 }
 
+/* The number of elements: checked to fit in int64 when the array was made. */
+static PyObject *
+get_size(DLAArrayObject *self, void *c)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < self->ndim; i++) {
+        n *= self->shape[i];
+    }
+    return PyLong_FromLongLong(n);
+}
+
 static PyObject *
 get_data(DLAArrayObject *self, void *c)
 {
@@ -455,6 +466,9 @@ static PyGetSetDef array_getset[] = {
     {"ndim", (getter)get_ndim, NULL,
      "Number of axes."
      "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.ndim\n2\n", NULL},
+    {"size", (getter)get_size, NULL,
+     "Number of elements: the product of ``shape`` (1 for a 0-d array)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> dlarray.zeros((2, 3, 4)).size, dlarray.asarray(7.0).size\n(24, 1)\n", NULL},
     {"_strides", (getter)get_strides, NULL,
      "Step between elements along each axis, in elements.", NULL},
     {"_data", (getter)get_data, NULL,

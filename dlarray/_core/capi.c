@@ -17,7 +17,7 @@
  * from_dlpack would pass (dla_consumer_stream).  An int stream is also the
  * handle; on a CUDA memory kind None names CUDA's legacy default stream,
  * which is then passed as such (1 for DLPack, cudaStreamLegacy for CUDA),
- * as it is before dlarray registers its stream choice.  Any other stream
+ * as it is before dlarray registers its array class.  Any other stream
  * (a SYCL queue object) and None elsewhere give the handle NULL. */
 static int
 capsule_stream(PyObject *obj, PyObject **stream_arg, void **stream_handle)

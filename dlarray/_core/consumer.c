@@ -7,33 +7,15 @@
  * type has one (exchange_consumer.c), otherwise by calling
  * x.__dlpack__(stream=..., max_version=(1, 3)) here and handing the capsule
  * to import.c.  Every other call goes to the general from_dlpack, the whole
- * protocol in Python (dlarray._consumer), registered at import.
+ * protocol in Python (dlarray._consumer; DLArray._from_dlpack_general).
  *
  * The stream: the policy -- which stream dlarray passes a producer whose
- * memory stays on its device -- is stated once, in Python, and registered
- * as the stream choice.  This file decides only from the device table
+ * memory stays on its device -- is stated once, in Python, by the memory
+ * families (DLArray._memory.consumer_stream).  This file decides only from the device table
  * whether to ask it: a family without streams (host memory, or memory
  * dlarray has no runtime for) is asked with stream=None, without a call.
  */
 #include "core.h"
-
-PyObject *
-dla_set_general_from_dlpack(PyObject *module, PyObject *func)
-{
-    Py_XSETREF(dla_state.general_from_dlpack, Py_NewRef(func));
-    Py_RETURN_NONE;
-}
-
-PyObject *
-dla_set_stream_choice(PyObject *module, PyObject *func)
-{
-    if (!PyCallable_Check(func)) {
-        PyErr_SetString(PyExc_TypeError, "set_stream_choice expects a callable");
-        return NULL;
-    }
-    Py_XSETREF(dla_state.stream_choice, Py_NewRef(func));
-    Py_RETURN_NONE;
-}
 
 /* ---- the stream ---- */
 
@@ -116,11 +98,11 @@ consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
         *stream = Py_NewRef(Py_None);
         return 1;
     }
-    if (dla_state.stream_choice == NULL) {
+    if (dla_state.memory == NULL) {
         return 0;
     }
-    *stream = PyObject_CallFunction(dla_state.stream_choice, "ii", (int)device->device_type,
-                                    (int)device->device_id);
+    *stream = dla_call_memory(dla_state.str_consumer_stream, "(ii)", (int)device->device_type,
+                              (int)device->device_id);
     return *stream == NULL ? -1 : 1;
 }
 
@@ -343,8 +325,8 @@ dla_from_dlpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         }
     }
     /* Streams: a producer on a device with streams must be told which one
-     * dlarray will use; the registered stream choice says (without one
-     * yet, Python decides).  stream=None is passed, not left out:
+     * dlarray will use; the memory families say (before dlarray
+     * registered, Python decides).  stream=None is passed, not left out:
      * PyTorch's default is -1 ("do not synchronise"), not the spec's None. */
     DLDevice device;
     PyObject *stream;

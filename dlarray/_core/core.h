@@ -411,7 +411,6 @@ int dla_refuse_other_major(DLManagedTensorVersioned *managed);
 extern const DLPackExchangeAPI dla_exchange_api;
 /* Puts the table on `type` under the DLPack 1.3 and 1.2 attribute names. */
 int dla_add_exchange_api_attributes(PyTypeObject *type);
-PyObject *dla_set_exchange_hooks(PyObject *module, PyObject *args);
 
 /* ---- exchange_consumer.c ---- */
 /* The usable exchange table of a type (cached), NULL without an exception
@@ -428,18 +427,16 @@ void dla_ensure_table_error(PyObject *x, const char *func);
 /* ---- consumer.c ---- */
 PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
                           Py_ssize_t nargs, PyObject *kwnames);
-PyObject *dla_set_general_from_dlpack(PyObject *module, PyObject *func);
-PyObject *dla_set_stream_choice(PyObject *module, PyObject *func);
 /* The `stream` to pass x.__dlpack__ for its memory to stay where it is,
  * decided from the device table.  *device is where x says its memory is:
  * a DLArray's and the host engine's arrays are not asked; otherwise
  * x.__dlpack_device__(), or {0, 0} (no such device type) when it is
  * missing, fails or returns no pair of ints.
  *   1: *stream is a new reference: None for a family without streams,
- *      otherwise the registered stream choice's answer;
- *   0: the family has streams and no stream choice is registered yet
+ *      otherwise DLArray._memory.consumer_stream's answer;
+ *   0: the family has streams and dlarray has not registered yet
  *      (*stream NULL, no exception);
- *  -1: the stream choice raised (*stream NULL). */
+ *  -1: consumer_stream raised (*stream NULL). */
 int dla_consumer_stream(PyObject *x, DLDevice *device, PyObject **stream);
 /* x.__dlpack__(stream=..., max_version=(1, 3)) with the legacy retry; NULL
  * and *not_a_producer (no exception) when x's type has no __dlpack__. */
@@ -448,6 +445,12 @@ PyObject *dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_produce
 /* ---- capi.c ---- */
 /* The capsule "dlarray._core._C_API" (see dlarray_capi.h). */
 PyObject *dla_capi_capsule(void);
+
+/* ---- module.c ---- */
+/* DLArray._memory.<name>(*args), the args built by Py_BuildValue from
+ * `format` (a tuple format): a new reference, or NULL with an exception
+ * (RuntimeError before dlarray registered its array class). */
+PyObject *dla_call_memory(PyObject *name, const char *format, ...);
 
 /* ---- module.c: the module state ----
  *
@@ -478,43 +481,43 @@ typedef struct {
     PyObject *kwnames_max_version;        /* ("max_version",) */
     PyObject *kwnames_stream;             /* ("stream",) */
 
-    /* -- registered by dlarray._array: register_array_type (module.c) -- */
+    /* -- everything below is read from the one registered class, by
+     * register_array_type (module.c), once at import: dlarray.DLArray names
+     * each as a class attribute ("What the C core reads", dlarray/_array.py). */
     /* The class arrays made in C are (dlarray.DLArray); &DLAArrayBase_Type
      * until registered, and then a strong reference. */
     PyTypeObject *array_type;
 
-    /* -- registered by dlarray._array: register_python_types (module.c) --
-     * The objects the getters `dtype` and `device` return: one DType per
-     * dtype-table row, the CPU Device, and the function making any other
-     * Device from (device_type, device_id) and the memory's owner (SYCL
-     * memory kinds share one device type, so the owner says which kind). */
+    /* DLArray._dtype_objects, ._cpu_device, ._device_of: the objects the
+     * getters `dtype` and `device` return: one DType per dtype-table row, the
+     * CPU Device, and the function making any other Device from
+     * (device_type, device_id) and the memory's owner (SYCL memory kinds
+     * share one device type, so the owner says which kind). */
     PyObject *dtype_objects;          /* tuple, dtype-table order */
     PyObject *cpu_device;
     PyObject *device_factory;
 
-    /* -- registered by dlarray._consumer -- */
-    /* set_sycl_importer (module.c): dlarray._sycl.exchange.check_import(array),
-     * which checks an imported kDLOneAPI tensor against dpctl and records
-     * its USM kind. */
-    PyObject *sycl_importer;
-    /* set_general_from_dlpack (consumer.c): the Python from_dlpack, the
-     * whole protocol, for the calls consumer.c does not finish in C. */
+    /* DLArray._from_dlpack_general: the Python from_dlpack, the whole
+     * protocol, for the calls consumer.c does not finish in C. */
     PyObject *general_from_dlpack;
-    /* set_stream_choice (consumer.c): choice(device_type, device_id) -> the
-     * `stream` dlarray passes a producer whose memory stays on that device
-     * (a family with streams); may raise BufferError. */
-    PyObject *stream_choice;
 
-    /* -- registered by dlarray._exchange: set_exchange_hooks
-     * (exchange_producer.c) -- the Python side of the C exchange table:
-     * dlarray's stream on a device, allocation on devices other than the
-     * CPU, and ordering dlarray's work after a producer's stream when
-     * importing through a producer's table. */
-    PyObject *exchange_work_stream;  /* (device_type, device_id) -> int */
-    PyObject *exchange_allocate;     /* (shape, DType, (type, id)) -> DLArray */
-    PyObject *exchange_order_import; /* (device_type, device_id, stream) -> bool */
+    /* DLArray._memory: the memory families as one object
+     * (dlarray._storage.memory.MEMORY).  C calls its methods by name, only
+     * for memory other than the host's:
+     *   consumer_stream(device_type, device_id) -> the `stream` dlarray
+     *       passes a producer whose memory stays there (may raise BufferError);
+     *   work_stream(device_type, device_id) -> int: the exchange table's
+     *       current_work_stream;
+     *   allocate(shape, DType, (device_type, device_id)) -> DLArray: the
+     *       exchange table's allocator off the host;
+     *   order_import(device_type, device_id, stream) -> bool: order dlarray's
+     *       work after a producer's stream (an import through its table);
+     *   check_import(array): refuse or label an imported SYCL USM tensor. */
+    PyObject *memory;
+    PyObject *str_consumer_stream, *str_work_stream, *str_allocate, *str_order_import,
+        *str_check_import, *str_operator;
 
-    /* -- registered by dlarray._engine: register_engine (engine_call.c) -- */
+    /* DLArray._host_engine, by register_engine (engine_call.c): */
     PyTypeObject *engine_array_type; /* the host engine's array type (numpy.ndarray),
                                         whose memory is always on the host */
     PyObject *engine_error_state_var; /* a contextvars.ContextVar, or None */

@@ -293,18 +293,39 @@ host_engine_view(DLAArrayObject *a)
 uint64_t
 dla_allowed_rows(PyObject *allowed)
 {
-    PyObject *dtypes = dla_state.dtype_objects;
-    if (dtypes == NULL || PyTuple_GET_SIZE(dtypes) > 64) {
-        PyErr_SetString(PyExc_RuntimeError, "dlarray has not registered its dtypes");
+    /* Each DType names its DLPack triple (`dlpack`), whose row the dtype
+     * table finds: no registered objects needed, so the namespace's fast
+     * functions can be made while dlarray is still importing. */
+    PyObject *iterator = PyObject_GetIter(allowed);
+    if (iterator == NULL) {
         return 0;
     }
     uint64_t rows = 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes); i++) {
-        int in = PySet_Contains(allowed, PyTuple_GET_ITEM(dtypes, i));
-        if (in < 0) {
+    PyObject *item;
+    while ((item = PyIter_Next(iterator)) != NULL) {
+        PyObject *triple = PyObject_GetAttrString(item, "dlpack");
+        Py_DECREF(item);
+        int code, bits, lanes;
+        if (triple == NULL || !PyArg_ParseTuple(triple, "iii", &code, &bits, &lanes)) {
+            Py_XDECREF(triple);
+            Py_DECREF(iterator);
             return 0;
         }
-        rows |= (uint64_t)in << i;
+        Py_DECREF(triple);
+        DLDataType dtype = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+        const DLADTypeEntry *entry = dla_dtype_find(dtype);
+        if (entry == NULL || entry - dla_dtype_table >= 64) { /* a mask of 64 rows */
+            if (entry != NULL) {
+                PyErr_SetString(PyExc_SystemError, "the dtype table outgrew a 64-bit mask");
+            }
+            Py_DECREF(iterator);
+            return 0;
+        }
+        rows |= (uint64_t)1 << (entry - dla_dtype_table);
+    }
+    Py_DECREF(iterator);
+    if (PyErr_Occurred()) {
+        return 0;
     }
     if (rows == 0) {
         PyErr_SetString(PyExc_ValueError, "a fast path needs at least one allowed dtype");

@@ -22,7 +22,7 @@
  * Streams: the table's functions do not synchronise.  After taking a
  * tensor on a device with streams, dlarray asks the producer for its
  * current work stream and orders its own work after it (a Python hook,
- * dlarray._exchange.order_import), or, when it cannot, gives the tensor
+ * DLArray._memory.order_import), or, when it cannot, gives the tensor
  * back and asks __dlpack__, which orders the work on the producer's side.
  *
  * Refusals: a producer's table must not become the way around what its
@@ -209,7 +209,7 @@ order_after_producer(PyObject *x, const DLPackExchangeAPI *api, DLDevice device)
     if (dla_device_family(device.device_type) == DLA_FAMILY_HOST) {
         return 1; /* host memory: no streams */
     }
-    if (dla_state.exchange_order_import == NULL) {
+    if (dla_state.memory == NULL) {
         return 0;
     }
     void *stream = NULL;
@@ -217,9 +217,8 @@ order_after_producer(PyObject *x, const DLPackExchangeAPI *api, DLDevice device)
         dla_ensure_table_error(x, "current_work_stream");
         return -1;
     }
-    PyObject *done = PyObject_CallFunction(dla_state.exchange_order_import, "iiN",
-                                           (int)device.device_type, (int)device.device_id,
-                                           PyLong_FromVoidPtr(stream));
+    PyObject *done = dla_call_memory(dla_state.str_order_import, "(iiN)", (int)device.device_type,
+                                     (int)device.device_id, PyLong_FromVoidPtr(stream));
     if (done == NULL) {
         return -1;
     }

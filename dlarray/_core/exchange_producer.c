@@ -104,12 +104,8 @@ current_work_stream(DLDeviceType device_type, int32_t device_id, void **out)
                      (int)device_type, (int)device_id);
         return -1;
     }
-    if (dla_state.exchange_work_stream == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "dlarray's stream support is not loaded");
-        return -1;
-    }
-    PyObject *stream = PyObject_CallFunction(dla_state.exchange_work_stream, "ii", (int)device_type,
-                                             (int)device_id);
+    PyObject *stream =
+        dla_call_memory(dla_state.str_work_stream, "(ii)", (int)device_type, (int)device_id);
     if (stream == NULL) {
         return -1;
     }
@@ -143,7 +139,7 @@ allocate_host(const DLTensor *prototype, int64_t count)
 static DLAArrayObject *
 allocate_elsewhere(const DLTensor *prototype, const DLADTypeEntry *entry)
 {
-    if (dla_state.exchange_allocate == NULL || dla_state.dtype_objects == NULL) {
+    if (dla_state.memory == NULL || dla_state.dtype_objects == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "dlarray's device support is not loaded");
         return NULL;
     }
@@ -160,9 +156,9 @@ allocate_elsewhere(const DLTensor *prototype, const DLADTypeEntry *entry)
         PyTuple_SET_ITEM(shape, i, n);
     }
     PyObject *dtype = PyTuple_GET_ITEM(dla_state.dtype_objects, entry - dla_dtype_table);
-    PyObject *array = PyObject_CallFunction(dla_state.exchange_allocate, "OO(ii)", shape, dtype,
-                                            (int)prototype->device.device_type,
-                                            (int)prototype->device.device_id);
+    PyObject *array = dla_call_memory(dla_state.str_allocate, "(OO(ii))", shape, dtype,
+                                      (int)prototype->device.device_type,
+                                      (int)prototype->device.device_id);
     Py_DECREF(shape);
     if (array != NULL && !DLAArray_Check(array)) {
         Py_DECREF(array);
@@ -285,23 +281,4 @@ dla_add_exchange_api_attributes(PyTypeObject *type)
     Py_XDECREF(capsule);
     Py_XDECREF(address);
     return rc;
-}
-
-/* set_exchange_hooks(work_stream, allocate, order_import): the Python side
- * of the table for devices whose runtimes live in Python (dlarray._exchange). */
-PyObject *
-dla_set_exchange_hooks(PyObject *module, PyObject *args)
-{
-    PyObject *stream, *alloc, *order;
-    if (!PyArg_ParseTuple(args, "OOO:set_exchange_hooks", &stream, &alloc, &order)) {
-        return NULL;
-    }
-    if (!PyCallable_Check(stream) || !PyCallable_Check(alloc) || !PyCallable_Check(order)) {
-        PyErr_SetString(PyExc_TypeError, "set_exchange_hooks expects three callables");
-        return NULL;
-    }
-    Py_XSETREF(dla_state.exchange_work_stream, Py_NewRef(stream));
-    Py_XSETREF(dla_state.exchange_allocate, Py_NewRef(alloc));
-    Py_XSETREF(dla_state.exchange_order_import, Py_NewRef(order));
-    Py_RETURN_NONE;
 }

@@ -342,12 +342,12 @@ prepare_import(void *managed, bool versioned)
     /* SYCL USM is usable only through dpctl, which must recognise the
      * pointer in the device's default context (dpctl's kDLOneAPI rules). */
     if (entry->family == DLA_FAMILY_SYCL) {
-        if (dla_state.sycl_importer == NULL) {
+        if (dla_state.memory == NULL) {
             Py_DECREF(array);
             PyErr_SetString(PyExc_BufferError, "dlarray's SYCL support is not loaded");
             return NULL;
         }
-        PyObject *ok = PyObject_CallOneArg(dla_state.sycl_importer, array);
+        PyObject *ok = dla_call_memory(dla_state.str_check_import, "(O)", array);
         if (ok == NULL) {
             Py_DECREF(array);
             return NULL;

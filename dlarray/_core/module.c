@@ -38,12 +38,14 @@ dla_state_clear(void)
     Py_CLEAR(dla_state.dtype_objects);
     Py_CLEAR(dla_state.cpu_device);
     Py_CLEAR(dla_state.device_factory);
-    Py_CLEAR(dla_state.sycl_importer);
     Py_CLEAR(dla_state.general_from_dlpack);
-    Py_CLEAR(dla_state.stream_choice);
-    Py_CLEAR(dla_state.exchange_work_stream);
-    Py_CLEAR(dla_state.exchange_allocate);
-    Py_CLEAR(dla_state.exchange_order_import);
+    Py_CLEAR(dla_state.memory);
+    Py_CLEAR(dla_state.str_consumer_stream);
+    Py_CLEAR(dla_state.str_work_stream);
+    Py_CLEAR(dla_state.str_allocate);
+    Py_CLEAR(dla_state.str_order_import);
+    Py_CLEAR(dla_state.str_check_import);
+    Py_CLEAR(dla_state.str_operator);
     Py_CLEAR(dla_state.engine_array_type);
     dla_state.engine_is_numpy = false;
     Py_CLEAR(dla_state.engine_error_state_var);
@@ -53,25 +55,6 @@ dla_state_clear(void)
     Py_CLEAR(dla_state.engine_scalar_kernel_type);
     Py_CLEAR(dla_state.engine_scalar_joins);
     dla_operators_clear();
-}
-
-/* register_array_type(cls): arrays made in C are instances of cls, the
- * Python subclass dlarray.DLArray that adds the user-facing methods. */
-static PyObject *
-register_array_type(PyObject *module, PyObject *cls)
-{
-    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &DLAArrayBase_Type)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "register_array_type expects a subclass of ArrayBase");
-        return NULL;
-    }
-    Py_INCREF(cls);
-    if (dla_state.array_type != &DLAArrayBase_Type) {
-        Py_DECREF(dla_state.array_type);
-    }
-    dla_state.array_type = (PyTypeObject *)cls;
-    dla_adopt_array_class(dla_state.array_type);
-    Py_RETURN_NONE;
 }
 
 /* new_array(owner, data, byte_offset, shape, strides, dtype, device, flags)
@@ -169,39 +152,133 @@ check_shape(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* register_python_types(dtypes, cpu_device, device_factory): the objects the
- * array getters `dtype` and `device` return. */
-static PyObject *
-register_python_types(PyObject *module, PyObject *args)
+/* memory.<name>(*args), args built by Py_BuildValue from `format` (a
+ * tuple format); NULL with RuntimeError before dlarray has registered. */
+PyObject *
+dla_call_memory(PyObject *name, const char *format, ...)
 {
-    PyObject *dtypes, *cpu, *factory;
-    if (!PyArg_ParseTuple(args, "O!OO:register_python_types", &PyTuple_Type, &dtypes,
-                          &cpu, &factory)) {
+    if (dla_state.memory == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "dlarray's memory families are not loaded: import dlarray first");
         return NULL;
     }
-    if (PyTuple_GET_SIZE(dtypes) != dla_dtype_table_len || !PyCallable_Check(factory)) {
-        PyErr_SetString(PyExc_TypeError,
-                        "register_python_types expects one dtype per table row "
-                        "and a callable device factory");
+    va_list va;
+    va_start(va, format);
+    PyObject *args = Py_VaBuildValue(format, va);
+    va_end(va);
+    if (args == NULL) {
         return NULL;
+    }
+    PyObject *method = PyObject_GetAttr(dla_state.memory, name);
+    PyObject *result = method ? PyObject_Call(method, args, NULL) : NULL;
+    Py_XDECREF(method);
+    Py_DECREF(args);
+    return result;
+}
+
+/* The attributes of the registered class that register_array_type reads:
+ * each must exist (a class that lacks one is not dlarray's). */
+static PyObject *
+class_attribute(PyObject *cls, const char *name)
+{
+    PyObject *value = PyObject_GetAttrString(cls, name);
+    if (value == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "register_array_type: %s has no attribute %s, which the C core reads "
+                     "(see 'What the C core reads' in dlarray/_array.py)",
+                     ((PyTypeObject *)cls)->tp_name, name);
+    }
+    return value;
+}
+
+/* register_array_type(cls): the one call by which dlarray's Python side
+ * wires itself into the core (dlarray/__init__.py makes it, once).  Arrays
+ * made in C become instances of cls (dlarray.DLArray), and the core reads
+ * from it, once, what it calls in Python:
+ *   _dtype_objects, _cpu_device, _device_of: what the getters `dtype` and
+ *       `device` return (one DType per dtype-table row, in its order);
+ *   _from_dlpack_general: the whole from_dlpack protocol (consumer.c);
+ *   _memory: the memory families as one object (see dla_state.memory);
+ *   _operator_kernels: {operator's function name: (kernel, allowed DTypes)},
+ *       the operators' fast paths (operators.c);
+ *   _host_engine: None, or (array type, error-state ContextVar or None,
+ *       its quiet value, wrap, engine_view, scalar kernel type, scalar
+ *       joins): the host engine the fast paths call (engine_call.c).
+ * Everything is checked before anything is kept.  The methods the core
+ * calls on arrays (_operator, _getitem_general, _transpose_general,
+ * _dlpack_copy, _dlpack_check_stream, _prepare_host_access) are looked up
+ * on each array as any method is. */
+static PyObject *
+register_array_type(PyObject *module, PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &DLAArrayBase_Type)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_array_type expects a subclass of ArrayBase");
+        return NULL;
+    }
+    PyObject *dtypes = class_attribute(cls, "_dtype_objects");
+    PyObject *cpu = dtypes ? class_attribute(cls, "_cpu_device") : NULL;
+    PyObject *factory = cpu ? class_attribute(cls, "_device_of") : NULL;
+    PyObject *general = factory ? class_attribute(cls, "_from_dlpack_general") : NULL;
+    PyObject *memory = general ? class_attribute(cls, "_memory") : NULL;
+    PyObject *kernels = memory ? class_attribute(cls, "_operator_kernels") : NULL;
+    PyObject *engine = kernels ? class_attribute(cls, "_host_engine") : NULL;
+    PyObject *result = NULL;
+    if (engine == NULL) {
+        goto done;
+    }
+    if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != dla_dtype_table_len ||
+        !PyCallable_Check(factory) || !PyCallable_Check(general) ||
+        (engine != Py_None && (!PyTuple_Check(engine) || PyTuple_GET_SIZE(engine) != 7))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_array_type: _dtype_objects must be a tuple with one dtype per "
+                        "table row, _device_of and _from_dlpack_general callables, and "
+                        "_host_engine None or a 7-tuple");
+        goto done;
+    }
+    /* The operators first: they check every row of their table. */
+    PyObject *ok = dla_register_operators(module, kernels);
+    if (ok == NULL) {
+        goto done;
+    }
+    Py_DECREF(ok);
+    if (engine != Py_None) {
+        PyObject *first = PyTuple_GetSlice(engine, 0, 5);
+        PyObject *rest = PyTuple_GetSlice(engine, 5, 7);
+        ok = first && rest ? dla_register_engine(module, first) : NULL;
+        if (ok != NULL) {
+            Py_DECREF(ok);
+            ok = dla_register_scalar_kernels(module, rest);
+        }
+        Py_XDECREF(first);
+        Py_XDECREF(rest);
+        if (ok == NULL) {
+            goto done;
+        }
+        Py_DECREF(ok);
     }
     Py_XSETREF(dla_state.dtype_objects, Py_NewRef(dtypes));
     Py_XSETREF(dla_state.cpu_device, Py_NewRef(cpu));
     Py_XSETREF(dla_state.device_factory, Py_NewRef(factory));
-    Py_RETURN_NONE;
-}
-
-/* set_sycl_importer(func): the Python check every imported kDLOneAPI
- * tensor passes before dlarray takes ownership of it. */
-static PyObject *
-set_sycl_importer(PyObject *module, PyObject *func)
-{
-    if (!PyCallable_Check(func)) {
-        PyErr_SetString(PyExc_TypeError, "set_sycl_importer expects a callable");
-        return NULL;
+    Py_XSETREF(dla_state.general_from_dlpack, Py_NewRef(general));
+    Py_XSETREF(dla_state.memory, Py_NewRef(memory));
+    Py_INCREF(cls);
+    if (dla_state.array_type != &DLAArrayBase_Type) {
+        Py_DECREF(dla_state.array_type);
     }
-    Py_XSETREF(dla_state.sycl_importer, Py_NewRef(func));
-    Py_RETURN_NONE;
+    dla_state.array_type = (PyTypeObject *)cls;
+    dla_adopt_array_class(dla_state.array_type);
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(dtypes);
+    Py_XDECREF(cpu);
+    Py_XDECREF(factory);
+    Py_XDECREF(general);
+    Py_XDECREF(memory);
+    Py_XDECREF(kernels);
+    Py_XDECREF(engine);
+    return result;
 }
 
 static PyObject *
@@ -294,14 +371,6 @@ static PyMethodDef module_methods[] = {
      "Traceback (most recent call last):\n"
      "  ...\n"
      "AttributeError: from_dlpack: list has no __dlpack__ method, ...\n"},
-    {"set_general_from_dlpack", dla_set_general_from_dlpack, METH_O,
-     "set_general_from_dlpack(func): the Python from_dlpack used for calls "
-     "with device= or copy=."},
-    {"set_stream_choice", dla_set_stream_choice, METH_O,
-     "set_stream_choice(func): func(device_type, device_id) -> the stream "
-     "from_dlpack and the C API pass a producer whose memory stays on that "
-     "device, asked only for a device family with streams (DEVICE_FAMILIES: "
-     "'cuda', 'sycl'); it may raise BufferError."},
     {"check_shape", check_shape, METH_VARARGS,
      "check_shape(shape, dtype): raise ValueError unless an array of this "
      "shape and DLPack dtype can exist (at most MAX_NDIM axes, no negative "
@@ -310,30 +379,17 @@ static PyMethodDef module_methods[] = {
      "new_array(owner, data, byte_offset, shape, strides, dtype, device, "
      "flags) -> DLArray"},
     {"register_array_type", register_array_type, METH_O,
-     "register_array_type(cls): the class of arrays made in C."},
-    {"register_python_types", register_python_types, METH_VARARGS,
-     "register_python_types(dtypes, cpu_device, device_factory)."},
-    {"set_sycl_importer", set_sycl_importer, METH_O,
-     "set_sycl_importer(func): func(array) checks each imported kDLOneAPI "
-     "tensor before its capsule is marked used."},
-    {"register_engine", dla_register_engine, METH_VARARGS,
-     "register_engine(array_type, error_state_var, quiet_value, fallback, make_view=None)."},
-    {"register_scalar_kernels", dla_register_scalar_kernels, METH_VARARGS,
-     "register_scalar_kernels(kernel_type, joins): kernels that take Python scalars."},
+     "register_array_type(cls): the class of arrays made in C, and what the core "
+     "calls in Python, read from it once (dlarray/__init__.py calls it)."},
     {"fast_function", dla_fast_function, METH_VARARGS,
      "fast_function(kernel, allowed, nargs, general): a namespace function whose "
      "common case runs in C."},
-    {"register_operators", dla_register_operators, METH_O,
-     "register_operators(table): the operators' fast paths and Python methods."},
     {"engine_call", (PyCFunction)(void (*)(void))dla_engine_call, METH_FASTCALL | METH_KEYWORDS,
      "engine_call(kernel, *args, **kwargs) -> the kernel's result as a DLArray."},
     {"engine_unary", (PyCFunction)(void (*)(void))dla_engine_unary, METH_FASTCALL,
      "engine_unary(kernel, allowed, x) -> DLArray, or None for the general path."},
     {"engine_binary", (PyCFunction)(void (*)(void))dla_engine_binary, METH_FASTCALL,
      "engine_binary(kernel, allowed, x1, x2) -> DLArray, or None for the general path."},
-    {"set_exchange_hooks", dla_set_exchange_hooks, METH_VARARGS,
-     "set_exchange_hooks(work_stream, allocate, order_import): the Python side "
-     "of the C exchange table (dlarray._exchange)."},
     {"dtype_table", dtype_table, METH_NOARGS,
      "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
     {NULL},
@@ -432,6 +488,17 @@ PyInit__core(void)
     dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.str_exchange_api = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     dla_state.str_exchange_api_12 = PyUnicode_InternFromString("__c_dlpack_exchange_api__");
+    dla_state.str_consumer_stream = PyUnicode_InternFromString("consumer_stream");
+    dla_state.str_work_stream = PyUnicode_InternFromString("work_stream");
+    dla_state.str_allocate = PyUnicode_InternFromString("allocate");
+    dla_state.str_order_import = PyUnicode_InternFromString("order_import");
+    dla_state.str_check_import = PyUnicode_InternFromString("check_import");
+    dla_state.str_operator = PyUnicode_InternFromString("_operator");
+    if (!dla_state.str_consumer_stream || !dla_state.str_work_stream ||
+        !dla_state.str_allocate || !dla_state.str_order_import ||
+        !dla_state.str_check_import || !dla_state.str_operator) {
+        return NULL;
+    }
     if (!dla_state.str_exchange_api || !dla_state.str_exchange_api_12 ||
         dla_add_exchange_api_attributes(&DLAArrayBase_Type) < 0) {
         return NULL;

@@ -6,19 +6,20 @@
  * operators are slots of ArrayBase: each tries the C fast path of its
  * elementwise function (engine_call.c's dla_engine_fast: arrays of one
  * allowed dtype on one device, or one array and a Python scalar that joins
- * its dtype) and otherwise calls the Python method dlarray registered for
- * it (dlarray._array), which applies the standard's rules and raises its
- * errors.  The in-place operators stay Python methods: they write into
- * their left operand, and that has rules of its own.
+ * its dtype) and otherwise calls the array's Python method
  *
- *   register_operators({name: (kernel, allowed, scalars, forward, reflected)})
+ *   x._operator(name, other, reflected)
  *
- * `name` is the namespace function an operator means ("add" for +);
- * `kernel` and `allowed` are that function's fast path (None: none);
- * `scalars` says whether the operator takes Python scalars (@ does not);
- * `forward(x, other)` is the Python method for `x OP other` and
- * `reflected(x, other)` for `other OP x` (None for comparisons, which
- * Python reflects by swapping the comparison).
+ * (dlarray/_array.py), which applies the standard's rules and raises its
+ * errors; `name` is the namespace function the operator means ("add" for
+ * +), `reflected` says whether x was the right operand.  The in-place
+ * operators stay Python methods: they write into their left operand, and
+ * that has rules of their own.
+ *
+ * The fast paths come from DLArray._operator_kernels, read once by
+ * register_array_type (module.c): {name: (kernel, allowed DTypes)}, a name
+ * left out having none.  @ takes no Python scalars; the comparisons have
+ * no reflected form (Python reflects them by swapping the comparison).
  */
 #include "core.h"
 
@@ -55,12 +56,10 @@ static const char *const operator_names[OP_COUNT] = {
 };
 
 typedef struct {
+    PyObject *name;      /* the function's name, for x._operator(name, ...) */
     PyObject *kernel;    /* the fast path's kernel, or NULL */
     PyObject *allowed;   /* its frozenset of DTypes */
     uint64_t allowed_rows; /* the same, as a mask over the dtype table's rows */
-    bool scalars;        /* takes Python scalars */
-    PyObject *forward;   /* Python: forward(x, other) */
-    PyObject *reflected; /* Python: reflected(x, other), or NULL */
 } OperatorEntry;
 
 /* Registered once, at import; read by every operator call.  (Process-wide,
@@ -70,11 +69,9 @@ static OperatorEntry operators[OP_COUNT];
 static void
 clear_entry(OperatorEntry *e)
 {
+    Py_CLEAR(e->name);
     Py_CLEAR(e->kernel);
     Py_CLEAR(e->allowed);
-    Py_CLEAR(e->forward);
-    Py_CLEAR(e->reflected);
-    e->scalars = false;
     e->allowed_rows = 0;
 }
 
@@ -86,87 +83,80 @@ dla_operators_clear(void)
     }
 }
 
-static PyObject *
-none_as_null(PyObject *o)
-{
-    return o == Py_None ? NULL : Py_NewRef(o);
-}
-
+/* From DLArray._operator_kernels: {name: (kernel, frozenset of DTypes)}. */
 PyObject *
 dla_register_operators(PyObject *module, PyObject *table)
 {
     if (!PyDict_Check(table)) {
-        PyErr_SetString(PyExc_TypeError, "register_operators expects a dict");
+        PyErr_SetString(PyExc_TypeError, "_operator_kernels must be a dict");
         return NULL;
     }
     OperatorEntry fresh[OP_COUNT] = {0};
     for (int op = 0; op < OP_COUNT; op++) {
-        PyObject *row = PyDict_GetItemString(table, operator_names[op]); /* borrowed */
-        PyObject *kernel, *allowed, *forward, *reflected;
-        int scalars;
-        if (row == NULL || !PyTuple_Check(row) ||
-            !PyArg_ParseTuple(row, "OOpOO", &kernel, &allowed, &scalars, &forward, &reflected) ||
-            !PyCallable_Check(forward) || (kernel != Py_None && !PyFrozenSet_Check(allowed))) {
+        fresh[op].name = PyUnicode_InternFromString(operator_names[op]);
+        if (fresh[op].name == NULL) {
+            goto fail;
+        }
+        PyObject *row = PyDict_GetItemWithError(table, fresh[op].name); /* borrowed */
+        if (row == NULL) {
+            if (PyErr_Occurred()) {
+                goto fail;
+            }
+            continue; /* no fast path */
+        }
+        PyObject *kernel, *allowed;
+        if (!PyTuple_Check(row) || !PyArg_ParseTuple(row, "OO!", &kernel, &PyFrozenSet_Type,
+                                                     &allowed)) {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
-                         "register_operators: %s needs (kernel or None, frozenset of dtypes, "
-                         "scalars, forward, reflected or None)",
-                         operator_names[op]);
-            for (int i = 0; i < op; i++) {
-                clear_entry(&fresh[i]);
-            }
-            return NULL;
+                         "_operator_kernels[%R] must be (kernel, frozenset of dtypes)",
+                         fresh[op].name);
+            goto fail;
         }
-        uint64_t allowed_rows = 0;
-        if (kernel != Py_None && (allowed_rows = dla_allowed_rows(allowed)) == 0) {
-            for (int i = 0; i < op; i++) {
-                clear_entry(&fresh[i]);
-            }
-            return NULL;
+        if ((fresh[op].allowed_rows = dla_allowed_rows(allowed)) == 0) {
+            goto fail;
         }
-        fresh[op] = (OperatorEntry){none_as_null(kernel),
-                                    kernel == Py_None ? NULL : Py_NewRef(allowed),
-                                    allowed_rows,
-                                    scalars != 0,
-                                    Py_NewRef(forward),
-                                    none_as_null(reflected)};
+        fresh[op].kernel = Py_NewRef(kernel);
+        fresh[op].allowed = Py_NewRef(allowed);
     }
     for (int op = 0; op < OP_COUNT; op++) {
         clear_entry(&operators[op]);
         operators[op] = fresh[op];
     }
     Py_RETURN_NONE;
+fail:
+    for (int op = 0; op < OP_COUNT; op++) {
+        clear_entry(&fresh[op]);
+    }
+    return NULL;
 }
 
 /* `left OP right`, one of them an array of ours: the fast path, else the
- * Python method (forward when the array is on the left, reflected when
- * Python asks the right operand after the left one declined). */
+ * array's Python method _operator (reflected when the array is the right
+ * operand: Python asks it after the left one declined). */
 static PyObject *
 operate(Operator op, PyObject *left, PyObject *right)
 {
     const OperatorEntry *e = &operators[op];
-    if (e->forward == NULL) {
-        Py_RETURN_NOTIMPLEMENTED; /* dlarray/__init__.py has not run */
+    if (e->name == NULL) {
+        Py_RETURN_NOTIMPLEMENTED; /* dlarray has not registered its array class */
     }
     if (e->kernel != NULL) {
         PyObject *operands[2] = {left, right};
-        PyObject *result =
-            dla_engine_fast(e->kernel, e->allowed, e->allowed_rows, operands, 2, e->scalars);
+        PyObject *result = dla_engine_fast(e->kernel, e->allowed, e->allowed_rows, operands, 2,
+                                           op != OP_MATMUL);
         if (result != Py_None) {
             return result; /* the array, or NULL with the error */
         }
         Py_DECREF(result);
     }
-    PyObject *args[2];
-    if (DLAArray_Check(left)) {
-        args[0] = left, args[1] = right;
-        return PyObject_Vectorcall(e->forward, args, 2, NULL);
+    bool reflected = !DLAArray_Check(left);
+    if (reflected && op >= OP_LESS) {
+        Py_RETURN_NOTIMPLEMENTED; /* comparisons: Python swaps them instead */
     }
-    if (e->reflected == NULL) {
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    args[0] = right, args[1] = left;
-    return PyObject_Vectorcall(e->reflected, args, 2, NULL);
+    PyObject *args[4] = {reflected ? right : left, e->name, reflected ? left : right,
+                         reflected ? Py_True : Py_False};
+    return PyObject_VectorcallMethod(dla_state.str_operator, args, 4, NULL);
 }
 
 #define BINARY_SLOT(slot, op) \

@@ -170,7 +170,7 @@ def _driver_present() -> bool:
 
 def _load() -> CudaRuntime:
     """Import cuda-bindings and ask it for devices, or say what is missing."""
-    try:
+    try:  # cuda-bindings is optional: loaded lazily, on the first CUDA call
         from cuda.bindings import runtime as module
     except ImportError as exc:
         if not _driver_present():

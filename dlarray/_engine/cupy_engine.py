@@ -55,7 +55,7 @@ import numpy as np
 from numpy.linalg import LinAlgError
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
@@ -82,7 +82,7 @@ def is_cupy_array(a: Any) -> bool:
     return t.__module__.startswith("cupy") and hasattr(t, "__cuda_array_interface__")
 
 
-def to_cupy(x: DLArray) -> Any:
+def to_cupy(x: ArrayBase) -> Any:
     """A zero-copy ``cupy.ndarray`` view of a CUDA DLArray, through DLPack.
 
     Like the NumPy engine, it views a twin of ``x`` so that caching the view
@@ -100,7 +100,7 @@ def to_cupy(x: DLArray) -> Any:
     return cupy.from_dlpack(twin)
 
 
-def wrap(a: Any) -> DLArray:
+def wrap(a: Any) -> ArrayBase:
     """A CuPy result brought back as a DLArray, zero-copy, keeping ``a`` as
     its engine view."""
     # On a's GPU: CuPy's __dlpack__ orders the export after the current
@@ -111,7 +111,7 @@ def wrap(a: Any) -> DLArray:
     return x
 
 
-def compact_copy(a: Any) -> DLArray:
+def compact_copy(a: Any) -> ArrayBase:
     """A C-contiguous copy of CuPy array ``a`` (a CUDA DLArray's engine
     view), made by CuPy on a's GPU (for copies of strided arrays between
     GPUs and memory kinds; the standard has no memory order to ask for)."""

@@ -40,11 +40,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-from dlarray._array import DLArray, retag
+from dlarray._core import ArrayBase
 from dlarray._device import CPU, KINDS, Device
 from dlarray._engine import numpy_engine
 from dlarray._engine.namespaces import Namespace, engine_namespace
 from dlarray._storage.allocation import new_array
+from dlarray._views import retag
 
 #: This engine's name in the memory-kind table's engine column.
 ENGINE_NAME = "numpy_host_views"
@@ -217,7 +218,7 @@ VIEW_TYPES: dict[int, type[HostView]] = {
 }
 
 
-def to_host_view(x: DLArray) -> HostView:
+def to_host_view(x: ArrayBase) -> HostView:
     """A zero-copy host view of a managed or pinned DLArray, labelled with
     its memory kind (the host must have waited for the GPU's work first)."""
     plain = numpy_engine.to_numpy(retag(x, x.dtype, dl_device=CPU.dlpack))
@@ -226,7 +227,7 @@ def to_host_view(x: DLArray) -> HostView:
     return view
 
 
-def wrap(a: HostView) -> DLArray:
+def wrap(a: HostView) -> ArrayBase:
     """A labelled result as a DLArray on its memory kind: ``a``'s own memory
     when it is a view of an input's, else a copy in new memory of the kind."""
     device = type(a).dlarray_device

@@ -19,13 +19,14 @@ from typing import Any
 import numpy as np
 
 import dlarray._core as _core
-from dlarray._array import DLArray, retag
+from dlarray._core import ArrayBase
 from dlarray._device import KINDS
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_reductions, special_values
 from dlarray._engine.namespaces import Namespace
 from dlarray._install import pip_install
 from dlarray._rules import CATEGORIES, SCALAR_JOINS
+from dlarray._views import retag
 
 # The device types of the memory NumPy computes on directly (the memory-kind
 # table's engine column; managed and pinned memory have host_view_engine).
@@ -36,7 +37,7 @@ _NUMPY_NATIVE = frozenset(
 
 
 def _ml_dtypes() -> ModuleType:
-    try:
+    try:  # ml_dtypes is optional: loaded lazily, by the first extended float
         import ml_dtypes
     except ImportError:
         raise TypeError(
@@ -51,7 +52,7 @@ def _bits_dtype(width: int) -> DType:
     return DTYPES_BY_NAME[f"uint{width}"]
 
 
-def can_view(x: DLArray) -> bool:
+def can_view(x: ArrayBase) -> bool:
     """True if :func:`to_numpy` can view ``x`` without raising."""
     if x._dl_device[0] not in _HOST_DEVICE_TYPES:
         return False
@@ -67,7 +68,7 @@ def can_view(x: DLArray) -> bool:
     return True
 
 
-def to_numpy(x: DLArray) -> Any:
+def to_numpy(x: ArrayBase) -> Any:
     """A zero-copy ``ndarray`` view of a host DLArray, made once and cached.
 
     The view is made through DLPack from a *twin* of ``x`` (a second array
@@ -85,7 +86,7 @@ def to_numpy(x: DLArray) -> Any:
     return made
 
 
-def _make_view(x: DLArray) -> Any:
+def _make_view(x: ArrayBase) -> Any:
     if x._dl_device[0] not in _HOST_DEVICE_TYPES:
         raise BufferError(
             f"NumPy computes on host memory, and this array lives on {x.device}; "
@@ -104,7 +105,7 @@ def _make_view(x: DLArray) -> Any:
     return np.from_dlpack(retag(x, _bits_dtype(width), padded=False)).view(ml_dtype)
 
 
-def from_numpy(a: Any) -> DLArray:
+def from_numpy(a: Any) -> ArrayBase:
     """A zero-copy DLArray view of an ``ndarray`` (ml_dtypes arrays included)."""
     name = a.dtype.name
     if name in _NUMPY_NATIVE or name not in DTYPES_BY_NAME:
@@ -126,7 +127,7 @@ USER_DTYPE_NUMBERS = 256
 _fast_from_dlpack = _core.from_dlpack
 
 
-def wrap(a: Any) -> DLArray:
+def wrap(a: Any) -> ArrayBase:
     """A NumPy result brought back as a DLArray, zero-copy through DLPack.
 
     ``a`` may be a NumPy scalar (ufuncs return those for 0-d inputs).  The

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import KINDS
 from dlarray._engine import (
     cupy_engine,
@@ -106,7 +106,7 @@ def _views_need_ordering() -> None:
     _RETURN_CACHED = False
 
 
-def engine_view(x: DLArray) -> Any:
+def engine_view(x: ArrayBase) -> Any:
     """``x`` as its engine's array, zero-copy (made once, then cached),
     with dlarray's pending device work on its memory ordered before the
     engine's (CUDA: the engine's stream waits, or the host for NumPy)."""
@@ -139,7 +139,7 @@ _USER_NUMBERS = numpy_engine.USER_DTYPE_NUMBERS
 _fast_from_dlpack = _core.from_dlpack
 
 
-def wrap(a: Any) -> DLArray:
+def wrap(a: Any) -> ArrayBase:
     """An engine's result brought back as a DLArray, zero-copy, keeping
     ``a`` as its engine view (``a`` does not refer back: no cycle).
 
@@ -150,7 +150,7 @@ def wrap(a: Any) -> DLArray:
         x = _fast_from_dlpack(a)
         x._engine_view = a
         return x
-    if type(a) is DLArray:  # an engine adapter's result, already adopted
+    if isinstance(a, ArrayBase):  # an engine adapter's result, already adopted
         return a
     if isinstance(a, host_view_engine.HostView):  # onto its input's memory kind
         _views_need_ordering()
@@ -165,7 +165,7 @@ def wrap(a: Any) -> DLArray:
     return numpy_engine.wrap(a)
 
 
-def _call_with_errstate(kernel: Any, *args: Any, **kwargs: Any) -> DLArray:  # pragma: no cover
+def _call_with_errstate(kernel: Any, *args: Any, **kwargs: Any) -> ArrayBase:  # pragma: no cover
     with np.errstate(all="ignore"):
         return wrap(kernel(*args, **kwargs))
 
@@ -192,3 +192,17 @@ def write(target: Any, key: Any, value: Any) -> None:
         target[key] = value
     else:
         writer(target, key, value)
+
+
+#: The host engine as the C core's fast paths call it (``DLArray._host_engine``,
+#: read once by ``_core.register_array_type``): its array type, NumPy's error
+#: state variable and quiet value, :func:`wrap`, :func:`engine_view`, and the
+#: kernels that take Python scalars with the dtypes each scalar joins.  None
+#: where NumPy's error state cannot be reached from C: then every call takes
+#: the Python path.
+FAST_PATH_ENGINE: tuple[Any, ...] | None = (
+    None
+    if numpy_engine.ERROR_STATE is None
+    else (FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, wrap, engine_view,
+          *numpy_engine.SCALAR_KERNELS)
+)  # fmt: skip

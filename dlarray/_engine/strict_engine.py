@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._engine import special_values
 from dlarray._engine.namespaces import Namespace
 
@@ -52,7 +52,7 @@ def is_strict_array(a: Any) -> bool:
     return type(a).__module__.startswith("array_api_strict")
 
 
-def to_strict(x: DLArray) -> Any:
+def to_strict(x: ArrayBase) -> Any:
     """A zero-copy ``array_api_strict`` view of a host DLArray (of a twin of
     ``x``, so that caching the view on ``x`` makes no cycle)."""
     if x.dtype.kind == "extended floating":
@@ -69,7 +69,7 @@ def _device() -> Any:
     return _strict().Device("device1")
 
 
-def wrap(a: Any) -> DLArray:
+def wrap(a: Any) -> ArrayBase:
     """An array-api-strict result as a DLArray, zero-copy, keeping ``a`` as
     its engine view."""
     x = _core.from_dlpack(a)

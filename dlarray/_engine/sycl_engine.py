@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Any
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._engine.namespaces import Namespace
 from dlarray._install import pip_install
 
@@ -46,7 +46,7 @@ def is_dpnp_array(a: Any) -> bool:
     return hasattr(type(a), "__sycl_usm_array_interface__")
 
 
-def to_dpnp(x: DLArray) -> Any:
+def to_dpnp(x: ArrayBase) -> Any:
     """A zero-copy ``dpnp.ndarray`` view of a SYCL DLArray.
 
     Like the other engines, it views a twin of ``x`` so that caching the
@@ -67,7 +67,7 @@ def to_dpnp(x: DLArray) -> Any:
     return dpnp.from_dlpack(twin)
 
 
-def wrap(a: Any) -> DLArray:
+def wrap(a: Any) -> ArrayBase:
     """A dpnp result brought back as a DLArray, zero-copy, keeping it as the
     engine view."""
     dpnp = _dpnp()

@@ -5,7 +5,7 @@ engines' results, the exchange table's allocator)."""
 from __future__ import annotations
 
 import dlarray._core as _core
-from dlarray._array import DLArray
+from dlarray._core import ArrayBase
 from dlarray._device import Device
 from dlarray._dtypes import DType
 from dlarray._storage.family import family_of
@@ -32,7 +32,7 @@ def check_allocatable(device: Device) -> None:
 
 def new_array(
     shape: tuple[int, ...], dtype: DType, device: Device, *, zero: bool, padded: bool = False
-) -> DLArray:
+) -> ArrayBase:
     """A C-contiguous, writable array on ``device``."""
     padded = padded and dtype.is_subbyte
     # The C core's limits (at most 64 axes; NumPy's size rule, for an empty

@@ -64,7 +64,7 @@ def dpctl() -> Any:
     """The ``dpctl`` module, or :class:`SYCLUnavailableError` saying how to
     get it.  Failures are remembered (``functools.cache`` does not cache
     exceptions, so the import is retried; that is cheap)."""
-    try:
+    try:  # dpctl is optional: loaded lazily, on the first SYCL call
         import dpctl as module
         import dpctl.memory
     except ImportError as exc:
@@ -153,6 +153,7 @@ def work_queue(index: int) -> Any:
     """dlarray's queue on root device ``index``: dpctl's cached queue for
     (default context, device), which ``dpnp.tensor.from_dlpack`` also uses."""
     key = (default_context(index), root_device(index))  # raises when dpctl or the device is missing
+    # dpctl is optional: loaded lazily (the line above has imported it)
     from dpctl._sycl_queue_manager import get_device_cached_queue
 
     return get_device_cached_queue(key)
