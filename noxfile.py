@@ -275,16 +275,23 @@ def conformance(session: nox.Session) -> None:
 
 
 #: dlarray's own tests of the namespace, which the foreign engine runs.
-NAMESPACE_TESTS = (
-    "test_namespace_rules.py",
-    "test_namespace_properties.py",
-    "test_namespace_indexing.py",
-    "test_array.py",
-    "test_engine_creation.py",
-    "test_engine_linalg.py",
-    "test_engine_manipulation.py",
-    "test_engine_statistical.py",
-    "test_reduction_accuracy.py",
+NAMESPACE_TESTS = tuple(
+    f"namespace/{name}"
+    for name in (
+        "test_data_types.py",
+        "test_properties.py",
+        "test_indexing.py",
+        "test_array_object.py",
+        "test_creation.py",
+        "test_linalg.py",
+        "test_fft.py",
+        "test_indexing_with_arrays.py",
+        "test_sorting_sets.py",
+        "test_manipulation.py",
+        "test_statistical.py",
+        "test_searching.py",
+        "test_statistical_accuracy.py",
+    )
 )
 
 
@@ -477,7 +484,7 @@ def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
     if "torch==2.13.0" in peers and os.environ.get("INTEROP_TORCH_INDEX"):
         install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
     session.install(*install)
-    tests = [str(ROOT / "tests" / "threads"), str(ROOT / "tests" / "test_hardening.py")]
+    tests = [str(ROOT / "tests" / "threads"), str(ROOT / "tests" / "package" / "test_hardening.py")]
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run(
             "pytest", *tests, "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-rs", *args,
@@ -488,7 +495,7 @@ def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
 @nox.session
 def threads(session: nox.Session) -> None:
     """The thread soak (tests/threads) and the deleter-thread regressions
-    (tests/test_hardening.py), with NumPy and PyTorch: 8 threads of mixed
+    (tests/package/test_hardening.py), with NumPy and PyTorch: 8 threads of mixed
     exchanges, capsules handed across threads, deleters on foreign C
     threads; no crash, flat RSS, reference counts back.
 
@@ -541,8 +548,8 @@ def interop(session: nox.Session, peer: str) -> None:
         env.update(_sycl_env(session))
     tests = [
         str(ROOT / "tests" / "interop" / f"test_{peer}.py"),
-        str(ROOT / "tests" / "test_examples.py"),
-        str(ROOT / "tests" / "test_main.py"),
+        str(ROOT / "tests" / "package" / "test_examples.py"),
+        str(ROOT / "tests" / "package" / "test_main.py"),
     ]
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run(
@@ -589,7 +596,7 @@ def sycl(session: nox.Session) -> None:
         session.run(
             "pytest",
             str(ROOT / "tests" / "sycl"),
-            str(ROOT / "tests" / "test_sycl_paths.py"),
+            str(ROOT / "tests" / "memory" / "test_sycl_paths.py"),
             "-p",
             "no:cacheprovider",
             "--rootdir",

@@ -5,7 +5,7 @@ only through the optional ``ml_dtypes`` package.  This table says how each of
 dlarray's extended dtypes lays out its bits (sign, exponent, mantissa), its
 exponent bias, and which codes are infinities and NaNs, so that a storage
 code can be turned into its value without ``ml_dtypes`` (printing does, see
-:mod:`dlarray._api.printing`).  tests/test_float_formats.py checks every code
+:mod:`dlarray._api.printing`).  tests/namespace/test_extended_floats.py checks every code
 of every format against ``ml_dtypes``.
 
 The special-value conventions, named as in the formats' names:

@@ -15,7 +15,7 @@ that every snippet runs on its own.  It holds
   any field values, valid or not, and which records each deleter call.
 
 The mirror follows ``dlarray/include/dlpack_abi.h`` (itself written from
-``dlpack.h``), field by field; ``tests/test_abi.py`` checks every offset
+``dlpack.h``), field by field; ``tests/protocols/test_abi.py`` checks every offset
 against the C compiler's.  Nothing in dlarray's own exchange uses this
 module: the C core does the real work.
 

@@ -59,14 +59,14 @@ def _release_ctypes_producers():
 # consumers expect (SciPy's vendored array-api-compat looks CuPy up there and
 # fails on a None with AttributeError).
 _STAND_IN_TESTS = tuple(
-    os.path.join("tests", name)
-    for name in (
-        "test_array_protocols.py",
-        "test_cuda_paths.py",
-        "test_cuda_stream_order.py",
-        "test_managed_compute.py",
-        "test_memory_kinds.py",
-        "test_printing.py",
+    os.path.join("tests", folder, name)
+    for folder, name in (
+        ("protocols", "test_array_protocols.py"),
+        ("memory", "test_cuda_paths.py"),
+        ("memory", "test_cuda_stream_order.py"),
+        ("memory", "test_cuda_managed_compute.py"),
+        ("memory", "test_memory_kinds.py"),
+        ("namespace", "test_printing.py"),
     )
 )
 
@@ -81,8 +81,8 @@ def _no_cupy_over_the_stand_in(request, monkeypatch):
     driver.  The stand-in tests are about dlarray's own calls, whichever
     module ran before them, so they see no CuPy unless they install a stand-in
     of their own (``monkeypatch.setitem(sys.modules, "cupy", ...)`` after
-    this).  test_cupy_call_shapes.py is not listed: it runs a real CuPy over
-    host memory, in a child process."""
+    this).  memory/test_cuda_cupy_call_shapes.py is not listed: it runs a
+    real CuPy over host memory, in a child process."""
     path = str(request.node.path)
     if any(path.endswith(name) for name in _STAND_IN_TESTS):
         monkeypatch.setitem(sys.modules, "cupy", None)

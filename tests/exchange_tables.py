@@ -1,4 +1,4 @@
-"""DLPack C exchange tables through ctypes, for tests/test_exchange_api.py.
+"""DLPack C exchange tables through ctypes, for tests/protocols/test_exchange_table.py.
 
 Four things live here:
 

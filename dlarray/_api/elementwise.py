@@ -44,7 +44,7 @@ Kernel = Callable[..., Any]
 
 # name -> input category.  The result dtype is the engine kernel's: for
 # every row, the standard's result dtype for inputs of one standard dtype
-# (checked by tests/test_namespace_rules.py).
+# (checked by tests/namespace/test_data_types.py).
 _UNARY: dict[str, str] = {
     "abs": "numeric",
     "acos": "floating-point",

@@ -5,7 +5,7 @@ Every test here is marked ``cuda`` and is skipped, with the reason, unless
 dlarray's CUDA runtime loads (cuda-bindings, a driver and a GPU).  Tests
 that exchange with PyTorch, CuPy or JAX also skip when that library is
 missing or cannot see the GPU.  The same paths are tested without a GPU,
-against a stand-in runtime, in tests/test_cuda_paths.py; here the memory,
+against a stand-in runtime, in tests/memory/test_cuda_paths.py; here the memory,
 pointers, values and stream ordering are the GPU's own.
 
 Stream tests make a race visible: a kernel spins for ~0.1 s on one stream

@@ -17,7 +17,7 @@ import dlarray
 from dlarray import __main__ as cli
 from dlarray._cuda.runtime import CUDAUnavailableError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 KINDS = ("cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host")
 
 

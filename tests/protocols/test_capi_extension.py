@@ -28,7 +28,7 @@ import pytest
 
 import dlarray
 
-EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "examples" / "c_extension"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "c_extension"
 HOWS = ("borrow", "managed", "dltensor", "capsule")
 REPEATS = 500  # calls between two reference counts
 
@@ -124,7 +124,7 @@ class RecordingProducer:
 
 
 def test_build_script_runs_as_an_example(capsys):
-    # tests/test_examples.py runs examples/*.py only, not this subfolder.
+    # tests/package/test_examples.py runs examples/*.py only, not this subfolder.
     runpy.run_path(str(EXAMPLE / "build.py"), run_name="__main__")
     out = capsys.readouterr().out
     reason = BUILD.compiler_available()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = sorted([*DOCS.glob("tutorial/*.md"), *DOCS.glob("guide/*.md"), DOCS / "index.md"])
 
 FENCE = re.compile(r"^```\{(?P<kind>[a-z]+)\}[^\n]*\n(?P<body>.*?)^```\s*$", re.M | re.S)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-SCRIPT = pathlib.Path(__file__).resolve().parent / "cuda" / "device_check.sh"
+SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "cuda" / "device_check.sh"
 
 
 def _gpu_visible() -> bool:

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.array_api import make_strategies_namespace
-from test_namespace_rules import PROMOTION
+from test_data_types import PROMOTION
 
 import dlarray as xp
 

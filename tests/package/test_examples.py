@@ -16,7 +16,7 @@ import runpy
 
 import pytest
 
-EXAMPLES = sorted(pathlib.Path(__file__).parent.parent.joinpath("examples").rglob("*.py"))
+EXAMPLES = sorted(pathlib.Path(__file__).parents[2].joinpath("examples").rglob("*.py"))
 
 
 def module_of(path: pathlib.Path) -> ast.Module:

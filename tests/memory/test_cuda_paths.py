@@ -423,7 +423,7 @@ def test_compute_on_gpu_memory_without_cupy_names_cupy(fake, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["cuda_managed", "cuda_host"])
 def test_compute_on_managed_or_pinned_memory_stays_on_its_kind(fake, kind):
-    # (Issue 19: these kinds compute on host views; tests/test_managed_compute.py
+    # (Issue 19: these kinds compute on host views; tests/memory/test_cuda_managed_compute.py
     # runs every namespace function on them.)
     x = dlarray.ones(3, device=kind)
     result = dlarray.sin(x)
@@ -437,7 +437,7 @@ def test_repr_of_gpu_memory_copies_it_to_the_host_on_dlarrays_stream(fake):
     assert repr(x) == (
         "dlarray.asarray([0.0, 0.0, 0.0], dtype=dlarray.float64, device=Device('cuda', 0))"
     )
-    # One copy, then a wait for that stream alone (tests/test_printing.py
+    # One copy, then a wait for that stream alone (tests/namespace/test_printing.py
     # has the summarised and unreadable forms).
     assert fake.names() == ["memcpy", "stream_synchronize"]
 

@@ -249,7 +249,7 @@ def test_a_producers_one_element_axis_with_a_huge_stride_is_read_through_memoryv
 
 def test_a_producers_axis_whose_byte_stride_overflows_is_refused_by_the_buffer_protocol():
     # shape (2,), stride 2**62 float64 elements: the second element is 2**65
-    # bytes away.  Indexing it is refused (test_hardening); memoryview gave a
+    # bytes away.  Indexing it is refused (package/test_hardening.py); memoryview gave a
     # wrapped stride of 0 (undefined behaviour), so m[1] read element 0.
     p = abi.Producer(shape=(2,), strides=(2**62,), dtype=(2, 64, 1))
     x = dlarray.from_dlpack(p)

@@ -282,7 +282,7 @@ def test_packed_and_padded_subbyte_arrays_print_the_same_values(dtype, shape):
     padded = extended_from_codes(codes, dtype)
     assert repr(packed) == repr(padded)
     assert str(packed) == str(padded)
-    # The values, read from the table (tests/test_float_formats.py checks it
+    # The values, read from the table (tests/namespace/test_extended_floats.py checks it
     # against ml_dtypes), laid out by NumPy.
     values = np.array(decode_all(codes.ravel().tolist(), dtype)).reshape(shape)
     assert str(packed) == str(values)
