@@ -4,7 +4,8 @@ This module is for learning and testing DLPack: the tutorial imports it so
 that every snippet runs on its own.  It holds
 
 - a :mod:`ctypes` mirror of the DLPack 1.3 structs (:class:`DLTensor`,
-  :class:`DLManagedTensorVersioned`, ...) and the bits of ``flags``;
+  :class:`DLManagedTensorVersioned`, ...), of its C exchange table
+  (:class:`DLPackExchangeAPI`), and the bits of ``flags``;
 - :func:`capsule_name`, :func:`managed` and :func:`describe`, which read a
   capsule (or any producer's export) through the mirror;
 - :func:`data_pointer`, the address of an array's first element as DLPack
@@ -14,10 +15,13 @@ that every snippet runs on its own.  It holds
 - :class:`ToyProducer`, a producer made of ctypes whose capsules can hold
   any field values, valid or not, and which records each deleter call.
 
-The mirror follows ``dlarray/include/dlpack_abi.h`` (itself written from
-``dlpack.h``), field by field; ``tests/protocols/test_abi.py`` checks every offset
-against the C compiler's.  Nothing in dlarray's own exchange uses this
-module: the C core does the real work.
+The mirror follows ``dlpack.h`` 1.3, field by field.  It is the only one:
+dlarray's tests read capsules through it too.  ``tests/protocols/test_abi.py`` checks
+every field's offset, size and type against a table taken from the spec's
+own header, and against ``dlarray/include/dlpack_abi.h`` through the C
+compiler, so that a field misplaced in the mirror or in dlarray's header
+shows up.  Nothing in dlarray's own exchange uses this module: the C core
+does the real work.
 
 Examples
 --------
@@ -35,12 +39,9 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from dlarray import _core
-
-if TYPE_CHECKING:
-    from dlarray._core import ArrayBase
 
 __all__ = [
     "DLPACK_VERSION",
@@ -51,6 +52,8 @@ __all__ = [
     "DLDevice",
     "DLManagedTensor",
     "DLManagedTensorVersioned",
+    "DLPackExchangeAPI",
+    "DLPackExchangeAPIHeader",
     "DLPackVersion",
     "DLTensor",
     "TensorDescription",
@@ -73,9 +76,10 @@ IS_SUBBYTE_TYPE_PADDED = _core.FLAG_IS_SUBBYTE_TYPE_PADDED
 
 
 # --- the structs ------------------------------------------------------------
-# Field order and widths are the header's.  The two function pointers are
-# kept as plain addresses (c_void_p): enough to compare them, and to call one
-# later through a function type of the caller's choice.
+# Field order and widths are the header's.  Function pointers (the deleters,
+# the exchange table's functions) are kept as plain addresses (c_void_p):
+# enough to compare them, and to call one later through a function type of
+# the caller's choice -- CFUNCTYPE to release the GIL, PYFUNCTYPE to keep it.
 
 
 class DLPackVersion(ctypes.Structure):
@@ -184,6 +188,60 @@ class DLManagedTensorVersioned(ctypes.Structure):
         ("deleter", ctypes.c_void_p),  # void (*)(DLManagedTensorVersioned *self)
         ("flags", ctypes.c_uint64),
         ("dl_tensor", DLTensor),
+    ]
+
+
+# --- the C exchange table (DLPack 1.3) ----------------------------------------
+# A producer may offer, besides __dlpack__, a table of C functions that
+# exchange tensors without building a capsule: the attribute
+# ``__dlpack_c_exchange_api__`` of its array type is a capsule named
+# "dlpack_exchange_api" holding the table's address.
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    """``{DLPackVersion version; DLPackExchangeAPIHeader *prev_api;}``.
+
+    Every table starts with this header, so that a consumer can read the
+    version of a table of any future version, and walk ``prev_api`` to an
+    older table it understands (NULL ends the chain).
+
+    Examples
+    --------
+    >>> import ctypes
+    >>> from dlarray.abi import DLPackExchangeAPIHeader as H
+    >>> H.prev_api.offset, ctypes.sizeof(H)
+    (8, 16)
+    """
+
+
+DLPackExchangeAPIHeader._fields_ = [  # prev_api points to its own type: set after the class
+    ("version", DLPackVersion),
+    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader)),
+]
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    """The C exchange table of DLPack 1.3: a header, then five functions.
+
+    The functions (``int (*)(...)``, 0 on success, -1 with a Python error
+    set) are addresses, as the deleters are; their signatures are in
+    ``dlpack.h`` and in ``dlarray/include/dlpack_abi.h``.
+
+    Examples
+    --------
+    >>> import ctypes
+    >>> from dlarray.abi import DLPackExchangeAPI as API
+    >>> API.managed_tensor_allocator.offset, API.current_work_stream.offset, ctypes.sizeof(API)
+    (16, 48, 56)
+    """
+
+    _fields_ = [
+        ("header", DLPackExchangeAPIHeader),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
+        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
+        ("current_work_stream", ctypes.c_void_p),
     ]
 
 
@@ -386,7 +444,7 @@ def data_pointer(obj: Any) -> int:
 # --- consuming ----------------------------------------------------------------
 
 
-def consume(capsule: Any) -> ArrayBase:
+def consume(capsule: Any) -> _core.ArrayBase:
     """Import one capsule zero-copy: dlarray's consumer at its smallest.
 
     This is what :func:`dlarray.from_dlpack` does with the capsule that
@@ -420,7 +478,7 @@ def consume(capsule: Any) -> ArrayBase:
     return _core.consume(capsule)
 
 
-def owner(x: ArrayBase) -> Any:
+def owner(x: _core.ArrayBase) -> Any:
     """The object that keeps ``x``'s memory alive.
 
     - For an array dlarray allocated: its storage (a :mod:`dlarray.storage`

@@ -1,14 +1,18 @@
-"""A ctypes mirror of the DLPack 1.3 ABI, for tests that look inside capsules.
+"""Tools for tests that look inside capsules, over dlarray's ctypes mirror.
 
-It is written from the DLPack header, not from dlarray's ``dlpack_abi.h``, so
-that a field dlarray puts in the wrong place shows up as a wrong value here.
+The structs are :mod:`dlarray.abi`'s, re-exported here under the names the
+tests use; there is no second mirror.  What kept one independent of dlarray
+is now ``tests/test_abi.py``: it checks every field of ``dlarray.abi``
+against a table taken from DLPack's own header, so a field dlarray puts in
+the wrong place still shows up as a failure.
 
-* The structs: :class:`DLPackVersion`, :class:`DLDevice`, :class:`DLDataType`,
-  :class:`DLTensor`, :class:`DLManagedTensor`, :class:`DLManagedTensorVersioned`,
-  and the C exchange table, :class:`DLPackExchangeAPIHeader` and
-  :class:`DLPackExchangeAPI`.
-* :func:`capsule_pointer` and :func:`read_capsule`: what a capsule holds,
-  field by field.
+* :data:`VersionedDeleter` and :data:`LegacyDeleter`: the deleters' C
+  signatures, to call or make one (the mirror keeps a deleter as an address).
+* :func:`capsule_pointer`, :func:`managed_struct` and :func:`read_capsule`:
+  what a capsule holds, field by field, whatever its name (``"used_..."``
+  included, unlike :func:`dlarray.abi.managed`).
+* :func:`raw_deleter` and :func:`run_deleter_on_c_thread`: run a tensor's
+  deleter as a consumer would, with the GIL released or on a C thread.
 * :class:`Producer`: a DLPack producer built entirely from ctypes, whose every
   field can be set to a malformed value, and whose deleter counts its calls.
 
@@ -30,109 +34,48 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-# ---- the structs ----
-
-
-class DLPackVersion(ctypes.Structure):
-    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
-
-
-class DLDevice(ctypes.Structure):
-    # device_type is a C enum: int-sized.
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLManagedTensor(ctypes.Structure):
-    pass
-
-
-LegacyDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
-DLManagedTensor._fields_ = [
-    ("dl_tensor", DLTensor),
-    ("manager_ctx", ctypes.c_void_p),
-    ("deleter", LegacyDeleter),
-]
-
-
-class DLManagedTensorVersioned(ctypes.Structure):
-    pass
-
-
-VersionedDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
-DLManagedTensorVersioned._fields_ = [
-    ("version", DLPackVersion),
-    ("manager_ctx", ctypes.c_void_p),
-    ("deleter", VersionedDeleter),
-    ("flags", ctypes.c_uint64),
-    ("dl_tensor", DLTensor),
-]
-
-# The layout the DLPack header fixes on a 64-bit platform.
-assert ctypes.sizeof(DLDevice) == 8
-assert ctypes.sizeof(DLDataType) == 4
-assert DLTensor.shape.offset == 24 and DLTensor.byte_offset.offset == 40
-assert ctypes.sizeof(DLTensor) == 48
-assert DLManagedTensor.deleter.offset == 56
-assert (
-    DLManagedTensorVersioned.flags.offset == 24 and DLManagedTensorVersioned.dl_tensor.offset == 32
+from dlarray import DLDeviceType
+from dlarray.abi import (
+    IS_COPIED,
+    IS_SUBBYTE_TYPE_PADDED,
+    READ_ONLY,
+    DLDataType,
+    DLDevice,
+    DLManagedTensor,
+    DLManagedTensorVersioned,
+    DLPackExchangeAPI,
+    DLPackExchangeAPIHeader,
+    DLPackVersion,
+    DLTensor,
 )
 
-# ---- the C exchange table (DLPack 1.3, `__dlpack_c_exchange_api__`) ----
-
-
-class DLPackExchangeAPIHeader(ctypes.Structure):
-    pass
-
-
-DLPackExchangeAPIHeader._fields_ = [
-    ("version", DLPackVersion),
-    ("prev_api", ctypes.POINTER(DLPackExchangeAPIHeader)),
+# Only the re-exported structs are listed, so that linters know they are
+# meant to be imported from here (tests write abi.DLTensor).
+__all__ = [
+    "DLDataType",
+    "DLDevice",
+    "DLManagedTensor",
+    "DLManagedTensorVersioned",
+    "DLPackExchangeAPI",
+    "DLPackExchangeAPIHeader",
+    "DLPackVersion",
+    "DLTensor",
 ]
 
-
-class DLPackExchangeAPI(ctypes.Structure):
-    """The table.  Its functions are kept as addresses: whether one is called
-    with the GIL held (``PYFUNCTYPE``) or released (``CFUNCTYPE``) is the
-    caller's choice (see tests/exchange_tables.py)."""
-
-    _fields_ = [
-        ("header", DLPackExchangeAPIHeader),
-        ("managed_tensor_allocator", ctypes.c_void_p),
-        ("managed_tensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("managed_tensor_to_py_object_no_sync", ctypes.c_void_p),
-        ("dltensor_from_py_object_no_sync", ctypes.c_void_p),
-        ("current_work_stream", ctypes.c_void_p),
-    ]
-
-
-assert ctypes.sizeof(DLPackExchangeAPIHeader) == 16
-assert DLPackExchangeAPI.managed_tensor_allocator.offset == 16
-assert ctypes.sizeof(DLPackExchangeAPI) == 56
+#: ``void (*)(DLManagedTensor *self)`` and its versioned twin.  The mirror
+#: keeps a deleter as an address; call one as ``VersionedDeleter(address)(p)``
+#: (CFUNCTYPE: the GIL is released during the call, as a C consumer's is).
+LegacyDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+VersionedDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensorVersioned))
 
 # ---- constants ----
 
-FLAG_READ_ONLY = 1 << 0
-FLAG_IS_COPIED = 1 << 1
-FLAG_IS_SUBBYTE_TYPE_PADDED = 1 << 2
+FLAG_READ_ONLY = READ_ONLY
+FLAG_IS_COPIED = IS_COPIED
+FLAG_IS_SUBBYTE_TYPE_PADDED = IS_SUBBYTE_TYPE_PADDED
 
-kDLCPU = 1
-kDLCUDA = 2
+kDLCPU = int(DLDeviceType.kDLCPU)
+kDLCUDA = int(DLDeviceType.kDLCUDA)
 
 VERSIONED_NAME = b"dltensor_versioned"
 LEGACY_NAME = b"dltensor"
@@ -215,6 +158,11 @@ def managed_struct(capsule: Any) -> DLManagedTensor | DLManagedTensorVersioned:
     return kind.from_address(capsule_pointer(capsule))
 
 
+def _address(function: Any) -> int | None:
+    """The address of a ctypes callback, as the mirror's c_void_p fields hold it."""
+    return ctypes.cast(function, ctypes.c_void_p).value
+
+
 def _int64s(pointer: Any, n: int) -> list[int] | None:
     if not pointer:
         return None
@@ -240,7 +188,7 @@ def read_capsule(capsule: Any) -> dict[str, Any]:
         "version": (managed.version.major, managed.version.minor) if versioned else None,
         "flags": managed.flags if versioned else None,
         "manager_ctx": managed.manager_ctx,
-        "deleter": ctypes.cast(managed.deleter, ctypes.c_void_p).value,
+        "deleter": managed.deleter,
         "data": t.data,
         "byte_offset": t.byte_offset,
         "device": (t.device.device_type, t.device.device_id),
@@ -259,7 +207,7 @@ def raw_deleter(capsule: Any) -> Callable[[], None]:
     so the GIL is released during the call.  It holds only addresses, so it
     may run after the capsule itself is gone."""
     managed = managed_struct(capsule)
-    deleter = ctypes.cast(managed.deleter, ctypes.c_void_p).value
+    deleter = managed.deleter
     address = ctypes.addressof(managed)
     if not deleter:
         raise ValueError("the tensor has a NULL deleter")
@@ -273,7 +221,7 @@ def run_deleter_on_c_thread(capsule: Any) -> None:
     its start routine), and wait for it."""
     libc = ctypes.CDLL(None)
     managed = managed_struct(capsule)
-    deleter = ctypes.cast(managed.deleter, ctypes.c_void_p).value
+    deleter = managed.deleter
     thread = ctypes.c_ulong()
     # void (*)(T *) as void *(*)(void *): the same calling convention on the
     # platforms CPython supports; the thread's return value is never read.
@@ -303,6 +251,18 @@ _DEFAULT = object()
 
 class Producer:
     """A DLPack producer whose capsule is assembled field by field with ctypes.
+
+    Why this is not :class:`dlarray.abi.ToyProducer`, which also builds
+    capsules field by field: the toy is a capsule factory over a NumPy
+    array, for learners.  Tests need a whole producer object (a
+    ``__dlpack__`` that raises, refuses keywords, records its calls), fields
+    the toy cannot write while keeping its memory valid (NULL shape, data or
+    deleter, ``ndim`` unlike the shape, no capsule destructor, any name),
+    callbacks that record their errors and the names the destructor saw,
+    and capsules held until :meth:`drop_capsules`.  The toy's process-wide
+    callbacks instead let an array outlive its producer in a REPL.  Growing
+    the public toy by all that would teach test machinery; what the two
+    share is the ABI's, the structs, and those are now one.
 
     Parameters (all keyword-only)
     ----------
@@ -451,10 +411,12 @@ class Producer:
             # consumed, so the producer must release the tensor.
             if name in (VERSIONED_NAME, LEGACY_NAME):
                 address = _GetPointerRaw(capsule_address, name)
-                kind = DLManagedTensorVersioned if name == VERSIONED_NAME else DLManagedTensor
+                versioned = name == VERSIONED_NAME
+                kind = DLManagedTensorVersioned if versioned else DLManagedTensor
                 managed = kind.from_address(address)
                 if managed.deleter:
-                    managed.deleter(ctypes.pointer(managed))
+                    deleter_type = VersionedDeleter if versioned else LegacyDeleter
+                    deleter_type(managed.deleter)(ctypes.pointer(managed))
         except BaseException as exc:  # pragma: no cover - reported by tests
             self.callback_errors.append(exc)
 
@@ -490,9 +452,11 @@ class Producer:
         if versioned:
             managed.version.major, managed.version.minor = self.version
             managed.flags = self.flags
-            managed.deleter = self._versioned_deleter if self.use_deleter else VersionedDeleter()
+            deleter = self._versioned_deleter
         else:
-            managed.deleter = self._legacy_deleter if self.use_deleter else LegacyDeleter()
+            deleter = self._legacy_deleter
+        # The mirror holds the deleter's address; None writes NULL.
+        managed.deleter = _address(deleter) if self.use_deleter else None
         managed.manager_ctx = None
         t = managed.dl_tensor
         if self.data == "buffer":

@@ -161,7 +161,7 @@ def managed_fields(m: Any) -> dict[str, Any]:
 
 def call_deleter(m: Any) -> None:
     """Run a managed tensor's deleter as its owner does (once)."""
-    m.contents.deleter(m)
+    abi.VersionedDeleter(m.contents.deleter)(m)
 
 
 # ---- a call that keeps both the return value and the exception ----
@@ -437,7 +437,7 @@ class Exporter:
         m = abi.DLManagedTensorVersioned()
         m.version.major, m.version.minor = version
         m.flags = flags
-        m.deleter = self._deleter
+        m.deleter = address_of(self._deleter)
         dims = describe(array, m.dl_tensor, device=device, lanes=lanes)
         address = ctypes.addressof(m)
         self._live[address] = (m, dims, array)

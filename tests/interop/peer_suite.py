@@ -198,7 +198,7 @@ class CountingProducer:
 
         wrapped = deleter_type(counting)
         _CALLBACKS.append(wrapped)
-        managed.deleter = wrapped
+        managed.deleter = ctypes.cast(wrapped, ctypes.c_void_p).value
         return capsule
 
 
