@@ -2,7 +2,7 @@
 
 The structs are :mod:`dlarray.abi`'s, re-exported here under the names the
 tests use; there is no second mirror.  What kept one independent of dlarray
-is now ``tests/test_abi.py``: it checks every field of ``dlarray.abi``
+is now ``tests/protocols/test_abi.py``: it checks every field of ``dlarray.abi``
 against a table taken from DLPack's own header, so a field dlarray puts in
 the wrong place still shows up as a failure.
 

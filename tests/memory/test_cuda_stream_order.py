@@ -23,7 +23,7 @@ import dlarray
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._cuda import streams
 from dlarray._engine import routing
-from dlarray._exchange import order_import, work_stream
+from dlarray._storage.memory import MEMORY
 
 GPU0, GPU1 = dlarray.Device("cuda", 0), dlarray.Device("cuda", 1)
 ORDERING = {"event_create", "event_record", "stream_wait_event", "event_destroy"}
@@ -308,7 +308,7 @@ def test_the_exchange_tables_work_stream_comes_after_dlarrays_work(fake, cupy):
         dlarray.zeros(3, device="cuda")
     fake.calls.clear()
     with cupy.use(b):
-        assert work_stream(2, 0) == b
+        assert MEMORY.work_stream(2, 0) == b
     assert fake.placed() == wait(0, a, 0, b)
 
 
@@ -319,14 +319,14 @@ def test_an_import_through_a_producers_table_orders_both(fake, cupy):
         dlarray.zeros(3, device="cuda")
     fake.calls.clear()
     with cupy.use(b):
-        assert order_import(2, 0, producer_stream)
+        assert MEMORY.order_import(2, 0, producer_stream)
     assert fake.placed() == [*wait(0, a, 0, b), *wait(0, producer_stream, 0, b, event=2)]
     assert streams.pending(GPU0)[:2] == (0, b)
 
 
 @pytest.mark.parametrize("device_type", [3, 13])
 def test_a_managed_or_pinned_import_through_a_table_waits_on_the_host(fake, device_type):
-    assert order_import(device_type, 0, 0x7A00)
+    assert MEMORY.order_import(device_type, 0, 0x7A00)
     assert fake.calls == [("stream_synchronize", 0x7A00)]
 
 

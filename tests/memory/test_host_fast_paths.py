@@ -29,8 +29,7 @@ import numpy as np
 import pytest
 
 import dlarray as xp
-from dlarray import _array, _core
-from dlarray._api import elementwise
+from dlarray import _core
 from dlarray._core import engine_call
 from dlarray._engine import routing
 
@@ -165,12 +164,15 @@ def general_calls(monkeypatch):
 
         return method_counted
 
-    table = _array.operator_table(elementwise.KERNELS)
-    counted_table = {
-        name: (kernel, allowed, scalars, counted(name, fwd), refl and counted("r" + name, refl))
-        for name, (kernel, allowed, scalars, fwd, refl) in table.items()
-    }
-    _core.register_operators(counted_table)
+    # The operators' general path: the method operators.c calls by name.
+    general = xp.DLArray._operator
+
+    def operator_counted(self, name, other, reflected, /):
+        key = ("r" if reflected else "") + name
+        calls[key] = calls.get(key, 0) + 1
+        return general(self, name, other, reflected)
+
+    monkeypatch.setattr(xp.DLArray, "_operator", operator_counted)
     for name in ("add", "sin"):
         function = getattr(xp, name)
         kernel, allowed = function._kernel, function._allowed
@@ -180,7 +182,6 @@ def general_calls(monkeypatch):
         )
         monkeypatch.setattr(xp, name, wrapped)
     yield calls
-    _core.register_operators(table)
 
 
 @HOST_ENGINE
@@ -374,14 +375,29 @@ def test_fast_function_checks_its_arguments():
         _core.fast_function(np.add, frozenset(), 2, None)
 
 
-def test_register_operators_checks_every_row():
-    table = _array.operator_table(elementwise.KERNELS)
-    broken = dict(table)
-    del broken["matmul"]
-    with pytest.raises(TypeError, match="matmul"):
-        _core.register_operators(broken)
-    broken = dict(table, add=(None, None, True, None, None))
+def test_register_array_type_checks_the_whole_class_before_keeping_anything():
+    """The one registration reads what the C core calls from the class; a
+    class missing an attribute, or with a bad operator row or engine, is
+    refused naming it, and the registered class stays as it was."""
+
+    class Bare(_core.ArrayBase):
+        pass
+
+    with pytest.raises(TypeError, match="_dtype_objects"):
+        _core.register_array_type(Bare)
+
+    class BadRow(xp.DLArray):
+        _operator_kernels = dict(xp.DLArray._operator_kernels, add=(None, None))
+
     with pytest.raises(TypeError, match="add"):
-        _core.register_operators(broken)
+        _core.register_array_type(BadRow)
+
+    class BadEngine(xp.DLArray):
+        _host_engine = (np.ndarray, None, None, len, len, np.ufunc, "not a dict")
+
+    with pytest.raises(TypeError, match="_host_engine"):
+        _core.register_array_type(BadEngine)
     x = xp.asarray([1.0])
-    assert float((x + x)[0]) == 2.0  # the registered table is unchanged
+    assert type(x + x) is xp.DLArray  # the registered class is unchanged
+    assert float((x + x)[0]) == 2.0
+    assert float((x + xp.asarray([1]))[0]) == 2.0  # and so is its general path

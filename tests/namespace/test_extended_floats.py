@@ -21,11 +21,11 @@ import pytest
 
 import dlarray
 from dlarray import subbyte
-from dlarray._api.array_object import storage_codes
 from dlarray._dtypes import DTYPES_BY_NAME
 from dlarray._engine.numpy_engine import from_numpy
 from dlarray._float_formats import CONVENTIONS, FORMATS, decode, decode_all, format_of
 from dlarray._rules import EXTENDED_FLOATS, EXTENDED_FUNCTIONS, STANDARD_DTYPES
+from dlarray.subbyte import storage_codes
 
 EXTENDED = [d for d in DTYPES_BY_NAME.values() if d.kind == "extended floating"]
 IDS = [d.name for d in EXTENDED]

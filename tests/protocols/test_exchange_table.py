@@ -30,9 +30,9 @@ import numpy as np
 import pytest
 
 import dlarray
-from dlarray import _exchange
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._cuda import streams
+from dlarray._storage.memory import MEMORY
 
 FROM_PY = "managed_tensor_from_py_object_no_sync"
 TO_PY = "managed_tensor_to_py_object_no_sync"
@@ -544,11 +544,11 @@ def test_work_stream_of_an_unknown_device_is_a_value_error(api, device_type):
 @NO_CUPY
 @pytest.mark.parametrize("device_type", [et.kDLCUDA, kDLCUDAHost, kDLCUDAManaged])
 def test_work_stream_of_cuda_is_the_legacy_default_stream_without_cupy(api, device_type):
-    # dlarray._exchange.work_stream answers without a GPU: dlarray's work
+    # The memory families' work_stream answers without a GPU: dlarray's work
     # stream is cudaStreamLegacy (1) until CuPy is imported.
     stream = api.work_stream(device_type, 0)
     assert stream == streams.LEGACY_DEFAULT == 1
-    assert stream == _exchange.work_stream(device_type, 0)
+    assert stream == MEMORY.work_stream(device_type, 0)
 
 
 def test_work_stream_of_cuda_is_the_legacy_default_stream_with_a_driverless_cupy(monkeypatch):

@@ -396,15 +396,15 @@ def test_dlarray_imports_its_own_usm_through_its_exchange_table(kind: str) -> No
 
 
 def test_the_work_stream_of_a_sycl_device_is_dlarrays_queue() -> None:
-    from dlarray import _exchange
+    from dlarray._storage.memory import MEMORY
 
     queue = sycl_runtime.work_queue(0)
-    assert _exchange.work_stream(int(dlarray.DLDeviceType.kDLOneAPI), 0) == queue.addressof_ref()
+    assert MEMORY.work_stream(int(dlarray.DLDeviceType.kDLOneAPI), 0) == queue.addressof_ref()
     # Another queue's work would need ordering dlarray cannot do itself,
     # so the import falls back to __dlpack__(stream=queue).
     other = sycl_runtime.dpctl().SyclQueue(queue.sycl_context, queue.sycl_device)
-    assert _exchange.order_import(14, 0, other.addressof_ref()) is False
-    assert _exchange.order_import(14, 0, queue.addressof_ref()) is True
+    assert MEMORY.order_import(14, 0, other.addressof_ref()) is False
+    assert MEMORY.order_import(14, 0, queue.addressof_ref()) is True
 
 
 # ---- NumPy's conversion protocols on USM (issue 18) ----
