@@ -20,17 +20,18 @@ an array of library X, and every cell is timed in the same process:
 
 ``X.from_dlpack`` is ``dlarray.from_dlpack``, ``numpy.from_dlpack``,
 ``torch.from_dlpack``, ``tvm_ffi.from_dlpack`` and ``jax.numpy.from_dlpack``.
-Each library's array lies in its own memory: ``dlarray.zeros``,
-``torch.zeros``, ``jax.numpy.zeros``.  TVM FFI has no allocator in Python;
-its array is ``tvm_ffi.from_dlpack`` of a NumPy array.
+The libraries are rows of ``dlarray._peers.PEERS``; each array is made by
+its row's CPU maker from NumPy zeros, in the library's own memory
+(``dlarray.zeros`` for dlarray).  TVM FFI has no allocator in Python; its
+array is ``tvm_ffi.from_dlpack`` of a dlarray array.
 
 Memory alignment: JAX copies CPU buffers that are not 64-byte aligned
 instead of sharing them, and NumPy's allocator gives no such guarantee
 (here a 1-element array lies 32 bytes past a 64-byte boundary, a 1M-element
 one 16 bytes past: glibc's header of an mmap-ed block).  So the NumPy arrays
-here (and the one behind TVM FFI's) are cut from a larger NumPy buffer at a
-256-byte boundary, as dlarray's own memory is; torch's allocator aligns to
-64 bytes and JAX's to at least 64.  The JSON records each source array's
+here are cut from a larger NumPy buffer at a 256-byte boundary, as
+dlarray's own memory (and so TVM FFI's) is; torch's allocator aligns to 64
+bytes and JAX's to at least 64.  The JSON records each source array's
 alignment.
 
 Copies: an exchange should share memory.  Each cell runs once before timing
@@ -94,7 +95,6 @@ use it).  A peer that is not installed gets an n/a column.
 from __future__ import annotations
 
 import ctypes
-import importlib
 import json
 import os
 import platform
@@ -103,6 +103,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy
@@ -117,6 +118,7 @@ from _harness import (
 )
 
 import dlarray
+from dlarray import _peers as peers
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "results" / "peers.json"
 SIZES = {"1": 1, "1M": 1_000_000}
@@ -142,8 +144,10 @@ def _progress(message: str) -> None:
 
 
 @dataclass(frozen=True)
-class Peer:
-    """One library: how it imports, how it makes an array, where an array's data lies."""
+class Column:
+    """One column's library as the benchmark drives it: its consumer function
+    bound, and its zeros maker.  The facts come from ``dlarray._peers``; what
+    this adds is the imported module's functions and :func:`aligned_numpy`."""
 
     name: str
     version: str
@@ -161,10 +165,10 @@ class NotApplicable(Exception):
 class Libraries:
     """The libraries that import here, and why the others do not."""
 
-    peers: dict[str, Peer]
+    peers: dict[str, Column]
     missing: dict[str, str]
 
-    def get(self, name: str) -> Peer:
+    def get(self, name: str) -> Column:
         """The library ``name``; :class:`NotApplicable` when it is missing."""
         if name in self.missing:
             raise NotApplicable(self.missing[name])
@@ -178,16 +182,12 @@ def aligned_numpy(n: int) -> numpy.ndarray:
     return raw[start : start + n * 4].view(numpy.float32)
 
 
-def _numpy_address(a: Any) -> int:
-    return int(a.__array_interface__["data"][0])
-
-
 def _dlarray_address(x: Any) -> int:
     return int(x._data + x._byte_offset)
 
 
-def _dlarray_peer() -> Peer:
-    return Peer(
+def _dlarray_peer() -> Column:
+    return Column(
         "dlarray",
         dlarray.__version__,
         from_dlpack=dlarray.from_dlpack,
@@ -197,71 +197,38 @@ def _dlarray_peer() -> Peer:
     )
 
 
-def _numpy_peer() -> Peer:
-    return Peer(
-        "numpy",
-        numpy.__version__,
-        from_dlpack=numpy.from_dlpack,
-        from_dlpack_name="numpy.from_dlpack",
-        make=aligned_numpy,
-        address=_numpy_address,
-    )
+def _zeros_maker(row: peers.Peer, module: ModuleType) -> Callable[[int], Any]:
+    """``make(n)``: n float32 zeros made by the row's CPU maker."""
+    if row.name == "numpy":
+        return aligned_numpy  # NumPy's allocator gives no 256-byte alignment
+    cpu = dlarray.Device("cpu")
+    return lambda n: row.make["cpu"](module, numpy.zeros(n, dtype=numpy.float32), cpu)
 
 
-def _torch_peer() -> Peer:
-    torch = importlib.import_module("torch")
-    return Peer(
-        "torch",
-        torch.__version__,
-        from_dlpack=torch.from_dlpack,
-        from_dlpack_name="torch.from_dlpack",
-        make=lambda n: torch.zeros(n, dtype=torch.float32),
-        address=lambda t: int(t.data_ptr()),
-    )
-
-
-def _tvm_ffi_peer() -> Peer:
-    tvm_ffi = importlib.import_module("tvm_ffi")
-    return Peer(
-        "tvm_ffi",
-        getattr(tvm_ffi, "__version__", "unknown"),
-        from_dlpack=tvm_ffi.from_dlpack,
-        from_dlpack_name="tvm_ffi.from_dlpack",
-        # TVM FFI allocates no arrays from Python: it wraps NumPy's memory.
-        make=lambda n: tvm_ffi.from_dlpack(aligned_numpy(n)),
-        address=lambda t: int(t.data_ptr()),
-    )
-
-
-def _jax_peer() -> Peer:
-    # A CPU benchmark: on a machine with a GPU, JAX's arrays would go there.
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    jax = importlib.import_module("jax")
-    jnp = importlib.import_module("jax.numpy")
-    return Peer(
-        "jax",
-        jax.__version__,
-        from_dlpack=jnp.from_dlpack,
-        from_dlpack_name="jax.numpy.from_dlpack",
-        make=lambda n: jnp.zeros(n, dtype=jnp.float32),
-        address=lambda j: int(j.unsafe_buffer_pointer()),
+def _column(name: str) -> Column:
+    """The library ``name`` of ``dlarray._peers``, imported; raises ImportError."""
+    row = peers.peer_named(name)
+    if name == "jax":
+        # A CPU benchmark: on a machine with a GPU, JAX's arrays would go there.
+        os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    module = row.import_module()
+    return Column(
+        name,
+        str(row.version()),
+        from_dlpack=row.from_dlpack(module),
+        from_dlpack_name=row.consumer_name,
+        make=_zeros_maker(row, module),
+        address=row.pointer,
     )
 
 
 def load_libraries() -> Libraries:
     """Every library of :data:`LIBRARIES`; one that fails to import is
     missing (its column is n/a)."""
-    loaders = {
-        "dlarray": _dlarray_peer,
-        "numpy": _numpy_peer,
-        "torch": _torch_peer,
-        "tvm_ffi": _tvm_ffi_peer,
-        "jax": _jax_peer,
-    }
     libs = Libraries({}, {})
     for name in LIBRARIES:
         try:
-            libs.peers[name] = loaders[name]()
+            libs.peers[name] = _dlarray_peer() if name == "dlarray" else _column(name)
         except ImportError as exc:
             libs.missing[name] = f"{name} is not installed ({exc})"
     return libs
@@ -320,13 +287,13 @@ class Probe:
 
 #: Each library's array for one size, by library name.
 Arrays = dict[str, Any]
-Operation = Callable[[Peer, Arrays, Libraries], Probe]
+Operation = Callable[[Column, Arrays, Libraries], Probe]
 
 
 def _import_from(producer: str) -> Operation:
     """``X.from_dlpack(a)``, ``a`` the array of ``producer``."""
 
-    def probe(peer: Peer, arrays: Arrays, libs: Libraries) -> Probe:
+    def probe(peer: Column, arrays: Arrays, libs: Libraries) -> Probe:
         source = libs.get(producer)
         a = arrays[producer]
         return Probe(
@@ -343,7 +310,7 @@ def _export(**kwargs: Any) -> Operation:
     """``x.__dlpack__(**kwargs)``."""
     arguments = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
 
-    def probe(peer: Peer, arrays: Arrays, libs: Libraries) -> Probe:
+    def probe(peer: Column, arrays: Arrays, libs: Libraries) -> Probe:
         x = arrays[peer.name]
         call = partial(x.__dlpack__, **kwargs) if kwargs else x.__dlpack__
         return Probe(call, f"{peer.name}.__dlpack__({arguments})", peer.address(x), capsule_address)
@@ -354,7 +321,7 @@ def _export(**kwargs: Any) -> Operation:
 def _export_to(consumer: str) -> Operation:
     """``consumer.from_dlpack(x)``."""
 
-    def probe(peer: Peer, arrays: Arrays, libs: Libraries) -> Probe:
+    def probe(peer: Column, arrays: Arrays, libs: Libraries) -> Probe:
         target = libs.get(consumer)
         x = arrays[peer.name]
         return Probe(
@@ -374,7 +341,7 @@ def _there_and_back(there: Callable[[Any], Any], back: Callable[[Any], Any], x: 
 def _round_trip(partner: str) -> Operation:
     """``X.from_dlpack(partner.from_dlpack(x))``."""
 
-    def probe(peer: Peer, arrays: Arrays, libs: Libraries) -> Probe:
+    def probe(peer: Column, arrays: Arrays, libs: Libraries) -> Probe:
         middle = libs.get(partner)
         x = arrays[peer.name]
         return Probe(

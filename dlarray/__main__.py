@@ -14,15 +14,15 @@ Every row is a pair that should work, so any failed row makes the exit
 status 1.  ``--json`` prints the same report as a JSON document.
 
 Memory kinds are rows of :data:`DEVICE_PROBES`; peers are rows of
-:data:`PEERS`.  Supporting a new library or memory kind means adding a row,
-not a branch.
+:data:`dlarray._peers.PEERS`, which this module reads by its own name
+``PEERS`` (a test swaps it).  Supporting a new library or memory kind
+means adding a row, not a branch.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import importlib.util
 import json
 import platform
@@ -35,10 +35,13 @@ from functools import partial
 from types import ModuleType
 from typing import Any
 
+import numpy
+
 import dlarray
-from dlarray._device import kinds_of
+from dlarray._peers import PEERS, Peer
 
 VALUES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+HOST_VALUES = numpy.asarray(VALUES, dtype=numpy.float32)  # what each peer's array is made of
 REPEATS = 300  # timing batches per exchange; the median batch is reported
 BATCH = 10  # calls per timing batch, so timer overhead is spread thin
 
@@ -137,136 +140,6 @@ def discover_devices() -> dict[str, KindReport]:
         Memory kind -> the devices found or why there are none.
     """
     return {kind: probe_kind(kind) for kind in DEVICE_PROBES}
-
-
-# ---- peers ----
-
-#: ``make(module, values, device)``: a float32 peer array holding ``values`` on ``device``.
-Maker = Callable[[ModuleType, list[float], dlarray.Device], Any]
-
-
-@dataclass(frozen=True)
-class Peer:
-    """One library dlarray exchanges arrays with.
-
-    Attributes
-    ----------
-    name : str
-        Display name and importable module name.
-    make : mapping of str to callable
-        Memory kind -> ``make(module, values, device)``, a float32 peer array
-        holding ``values`` on ``device``: the kinds tried as peer -> dlarray.
-    consumes : tuple of str
-        The memory kinds the peer's ``from_dlpack`` accepts: the kinds tried
-        as dlarray -> peer.
-    from_dlpack : callable
-        ``from_dlpack(module)``: the peer's DLPack consumer function.
-    pointer : callable
-        ``pointer(array)``: the address of a peer array's first element.
-    to_list : callable
-        ``to_list(array)``: a peer array's values as a Python list (read back
-        to the host where the array lives on a device).
-    """
-
-    name: str
-    make: Mapping[str, Maker]
-    consumes: tuple[str, ...]
-    from_dlpack: Callable[[ModuleType], Callable[[Any], Any]]
-    pointer: Callable[[Any], int]
-    to_list: Callable[[Any], list[float]]
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        """Every memory kind the peer supports in either direction."""
-        return tuple(dict.fromkeys([*self.make, *self.consumes]))
-
-
-def _numpy_list(array: Any) -> list[float]:
-    import numpy
-
-    return numpy.from_dlpack(array).tolist()
-
-
-def _host_list(array: Any) -> list[float]:
-    """The values of any DLPack producer, copied to the host by dlarray."""
-    return _numpy_list(dlarray.from_dlpack(array).to_device("cpu"))
-
-
-def _torch_make(torch: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    return torch.tensor(values, dtype=torch.float32, device=f"{device.kind}:{device.index}")
-
-
-def _jax_make(jax: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    import numpy
-
-    # jax's platform names match dlarray's kinds ("cpu", "cuda").
-    target = jax.devices(device.kind)[device.index]
-    return jax.device_put(numpy.asarray(values, dtype=numpy.float32), target)
-
-
-def _cupy_make(cupy: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    with cupy.cuda.Device(device.index):
-        return cupy.asarray(values, dtype="float32")
-
-
-def _dpnp_make(dpnp: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    from dlarray._sycl.runtime import root_device
-
-    usm_type = device.memory.usm_type
-    sycl_device = root_device(device.index)
-    return dpnp.asarray(values, dtype="float32", usm_type=usm_type, device=sycl_device)
-
-
-def _tvm_ffi_make(tvm_ffi: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    # tvm_ffi has no array constructor of its own; it wraps other producers.
-    return tvm_ffi.from_dlpack(dlarray.asarray(values, dtype="float32", device=device))
-
-
-def _numpy_make(numpy: ModuleType, values: list[float], device: dlarray.Device) -> Any:
-    return numpy.asarray(values, dtype=numpy.float32)
-
-
-SYCL_USM_KINDS = kinds_of("sycl")
-
-# One row per peer reads best as a table, so the formatter leaves it alone.
-# numpy's from_dlpack also takes CUDA pinned and managed memory, which the
-# CPU can address, but numpy has no way to allocate it (no peer -> dlarray).
-# fmt: off
-PEERS: tuple[Peer, ...] = (
-    Peer("numpy", {"cpu": _numpy_make}, ("cpu", "cuda_host", "cuda_managed"),
-         lambda m: m.from_dlpack, lambda a: a.ctypes.data, lambda a: a.tolist()),
-    Peer("torch", dict.fromkeys(("cpu", "cuda"), _torch_make), ("cpu", "cuda"),
-         lambda m: m.from_dlpack, lambda t: t.data_ptr(), lambda t: t.tolist()),
-    Peer("jax", dict.fromkeys(("cpu", "cuda"), _jax_make), ("cpu", "cuda"),
-         lambda m: m.numpy.from_dlpack, lambda a: a.unsafe_buffer_pointer(), lambda a: a.tolist()),
-    Peer("cupy", {"cuda": _cupy_make}, ("cuda",),
-         lambda m: m.from_dlpack, lambda a: a.data.ptr, lambda a: a.get().tolist()),
-    Peer("dpnp", dict.fromkeys(SYCL_USM_KINDS, _dpnp_make), SYCL_USM_KINDS,
-         lambda m: m.from_dlpack, lambda a: a.__sycl_usm_array_interface__["data"][0],
-         lambda a: a.asnumpy().tolist()),
-    Peer("tvm_ffi", dict.fromkeys(("cpu", "cuda"), _tvm_ffi_make), ("cpu", "cuda"),
-         lambda m: m.from_dlpack, lambda t: t.data_ptr(), _host_list),
-)
-# fmt: on
-
-
-def import_peer(peer: Peer) -> ModuleType | None:
-    """Import a peer's module.
-
-    Parameters
-    ----------
-    peer : Peer
-        The peer whose module :attr:`Peer.name` names.
-
-    Returns
-    -------
-    module or None
-        The module, or None when it is not installed or breaks on import.
-    """
-    try:
-        return importlib.import_module(peer.name)
-    except Exception:  # ImportError, or a module that breaks while importing
-        return None
 
 
 # ---- one exchange ----
@@ -381,14 +254,14 @@ def peer_to_dlarray(
     """
     result = Exchange(peer.name, f"{peer.name} -> dlarray", _name(device))
     try:
-        source = peer.make[device.kind](module, VALUES, device)
+        source = peer.make[device.kind](module, HOST_VALUES, device)
         x = dlarray.from_dlpack(source)
         result.zero_copy = _address(x) == peer.pointer(source)
         if x._owner.via_table:
             result.route = "table"
         else:
             result.route = "versioned" if x._owner.versioned else "legacy"
-        result.values_equal = _numpy_list(x.to_device("cpu")) == VALUES
+        result.values_equal = numpy.from_dlpack(x.to_device("cpu")).tolist() == VALUES
         result.time_ns = time_per_call(lambda: dlarray.from_dlpack(source), repeats)
         result.ok = True
     except Exception as exc:
@@ -425,7 +298,7 @@ def dlarray_to_peer(
             received = consume(x)
         result.route = capsules[-1] if capsules else "table"
         result.zero_copy = peer.pointer(received) == _address(x)
-        result.values_equal = peer.to_list(received) == VALUES
+        result.values_equal = peer.to_numpy(received).tolist() == VALUES
         result.time_ns = time_per_call(lambda: consume(x), repeats)
         result.ok = True
     except Exception as exc:
@@ -487,11 +360,11 @@ class _Peers:
 def _survey_peers(devices: Mapping[str, dlarray.Device], repeats: int) -> _Peers:
     found = _Peers()
     for peer in PEERS:
-        module = import_peer(peer)
+        module = peer.try_import()
         if module is None:
             found.missing.append(peer.name)
             continue
-        found.versions[peer.name] = str(getattr(module, "__version__", "unknown"))
+        found.versions[peer.name] = str(peer.version())
         rows = exchanges_with(peer, module, devices, repeats)
         if not rows:
             found.without_device[peer.name] = list(peer.kinds)

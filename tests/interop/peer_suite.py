@@ -1,9 +1,10 @@
 """The interop matrix every peer library goes through.
 
-Each ``tests/interop/test_<peer>.py`` describes its peer with a :class:`Peer`
-(how to make its arrays, read their address and bits, call its
-``from_dlpack``, and which deviations from the DLPack specification it has)
-and subclasses :class:`InteropSuite`.  The suite then checks, on every memory
+Each peer is a row of ``dlarray._peers.PEERS`` (how to make its arrays,
+read their address and values, call its ``from_dlpack``, and which
+deviations from the DLPack specification it has).  Each
+``tests/interop/test_<peer>.py`` imports its peer, wraps the row in a
+:class:`PeerUnderTest` and subclasses :class:`InteropSuite`.  The suite then checks, on every memory
 kind the peer lives on:
 
 * both directions, ``dlarray.from_dlpack(peer_array)`` and
@@ -19,7 +20,7 @@ Values are compared bit for bit (as unsigned integers of the element's
 width), so NaN payloads and the extended float types need no special case.
 
 A peer's deviation is never skipped silently: it is declared on its
-:class:`Peer` with a link to the peer's issue, and the suite asserts that the
+row in ``dlarray._peers`` with a link to the peer's issue, and the suite asserts that the
 deviation still behaves as written down, so the test fails, and the note gets
 updated, the day the peer changes.
 """
@@ -28,11 +29,11 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import importlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -43,6 +44,18 @@ import pytest
 import dlarray
 from dlarray import subbyte
 from dlarray._engine import numpy_engine
+from dlarray._peers import (
+    FP8_DTYPES,
+    STANDARD_DTYPES,
+    SUBBYTE_DTYPES,
+    TORCH_FP8_DTYPES,
+    Deviation,
+    Deviations,
+    Peer,
+    peer_named,
+)
+
+__all__ = ["FP8_DTYPES", "STANDARD_DTYPES", "SUBBYTE_DTYPES", "TORCH_FP8_DTYPES", "Deviation"]
 
 # ---- requiring the peer ----
 
@@ -51,36 +64,24 @@ from dlarray._engine import numpy_engine
 REQUIRED_PEER = os.environ.get("DLARRAY_INTEROP_PEER")
 
 
-def import_peer(module: str, session: str) -> ModuleType:
-    """Import a peer library, or skip the module when it is not installed.
+def import_peer(name: str) -> ModuleType:
+    """Import the peer library ``name`` (a row of ``dlarray._peers.PEERS``),
+    or skip the module when it is not installed.
 
-    Under ``nox -s interop(<session>)`` a missing peer fails instead.
+    Under ``nox -s interop(<name>)`` a missing peer fails instead.
     """
     try:
-        return importlib.import_module(module)
+        return peer_named(name).import_module()
     except ImportError as exc:
-        if REQUIRED_PEER == session:
-            raise RuntimeError(f"interop({session}) needs {module}, which failed: {exc}") from exc
+        if REQUIRED_PEER == name:
+            raise RuntimeError(f"interop({name}) needs {name}, which failed: {exc}") from exc
         pytest.skip(
-            f"{module} is not installed (nox -s 'interop({session})' installs it)",
+            f"{name} is not installed (nox -s 'interop({name})' installs it)",
             allow_module_level=True,
         )
 
 
 # ---- dtypes and layouts ----
-
-STANDARD_DTYPES = [
-    "bool",
-    "int8", "int16", "int32", "int64",
-    "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-    "complex64", "complex128",
-]  # fmt: skip
-FP8_DTYPES = [
-    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
-    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-]  # fmt: skip
-SUBBYTE_DTYPES = ["float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
 
 #: Views of a 4x6 array, written with indexing every peer's arrays support.
 LAYOUTS: dict[str, Callable[[Any], Any]] = {
@@ -237,73 +238,98 @@ class CapsuleSpy:
         return capsule
 
 
-# ---- describing a peer ----
-
-
-@dataclass(frozen=True)
-class Deviation:
-    """Where a peer departs from the DLPack specification: what it does
-    instead (``raises``, or a result that differs) and the link that says so."""
-
-    what: str
-    link: str
-    raises: type[BaseException] | tuple[type[BaseException], ...] | None = None
-    #: The peer crashes the process: the case is not run here, and the peer's
-    #: test module asserts the crash in a subprocess.
-    aborts: bool = False
+# ---- the peer under test ----
 
 
 @dataclass
-class Peer:
-    """What the suite needs to know about one peer library.
+class PeerUnderTest:
+    """A row of ``dlarray._peers.PEERS`` as the suite drives it: the peer's
+    imported module, and the memory kinds tested here.
 
-    ``make(host, kind)`` builds the peer's own array from a host NumPy array
-    (ml_dtypes for extended types) on a device kind; ``host(a)`` copies a
-    peer array to a host NumPy array of the same dtype; ``pointer(a)`` is
-    its first element's address; ``consume(obj, **kwargs)`` is the peer's
-    ``from_dlpack``.
+    Everything else (how to make, read and consume arrays, the capsules,
+    the read-only behaviour, the deviations) is the row's; this class only
+    binds it to the module and to the suite's layouts and sample arrays.
     """
 
-    name: str
+    peer: Peer
     module: ModuleType
     kinds: list[str]
-    dtypes: list[str]
-    make: Callable[[np.ndarray, str], Any]
-    host: Callable[[Any], np.ndarray]
-    pointer: Callable[[Any], int]
-    consume: Callable[..., Any]
-    #: Layouts the peer can make as views of its own arrays (peer -> dlarray).
-    view_layouts: list[str] = field(default_factory=lambda: list(LAYOUTS))
-    #: ``view(base, layout)``; the default indexes the peer's array.
-    view: Callable[[Any, str], Any] = lambda base, layout: LAYOUTS[layout](base)
-    #: Capsule the peer exports when asked for max_version=(1, 3).
-    exports_versioned: bool = True
-    #: Capsule the peer asks dlarray for.
-    asks_versioned: bool = True
-    #: Keywords the peer's from_dlpack takes beyond the array.
-    consume_keywords: tuple[str, ...] = ("device", "copy")
-    #: How the peer treats a read-only (versioned, READ_ONLY) dlarray export:
-    #: "read-only", "ignored" or "refused" (it asks for a legacy capsule, and
-    #: dlarray refuses a legacy capsule for read-only memory).
-    read_only_import: str = "read-only"
-    #: Makes a read-only array of the peer's from a host array, if it can.
-    make_read_only: Callable[[np.ndarray, str], Any] | None = None
-    #: (direction, case) -> Deviation.  Directions: "import" (peer ->
-    #: dlarray) and "export" (dlarray -> peer); cases: a dtype or a layout
-    #: name, or "copy=True".  A deviation with ``raises`` is asserted to
-    #: raise; one without is asserted to be what it says instead: a copy
-    #: where DLPack allows zero copy, or, for "copy=True", no copy at all.
-    deviations: dict[tuple[str, str], Deviation] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.peer.name
+
+    @property
+    def dtypes(self) -> list[str]:
+        return list(self.peer.dtypes)
+
+    @property
+    def exports_versioned(self) -> bool:
+        return self.peer.exports_versioned
+
+    @property
+    def asks_versioned(self) -> bool:
+        return self.peer.asks_versioned
+
+    @property
+    def consume_keywords(self) -> tuple[str, ...]:
+        return self.peer.consume_keywords
+
+    @property
+    def read_only_import(self) -> str:
+        return self.peer.read_only_import
+
+    @cached_property
+    def deviations(self) -> Deviations:
+        return self.peer.deviations(self.module)
 
     def deviation(self, direction: str, case: str) -> Deviation | None:
         return self.deviations.get((direction, case))
+
+    def make(self, host: np.ndarray, kind: str) -> Any:
+        """The peer's array with ``host``'s elements on device 0 of ``kind``."""
+        return self.peer.make[kind](self.module, host, dlarray.Device(kind, 0))
+
+    @property
+    def make_read_only(self) -> Callable[[np.ndarray, str], Any] | None:
+        """Like :meth:`make`, read-only; None when the peer has no read-only arrays."""
+        mark = self.peer.mark_read_only
+        if mark is None:
+            return None
+        return lambda host, kind: mark(self.make(host, kind))
+
+    def host(self, array: Any) -> np.ndarray:
+        """A host NumPy array of a peer array's elements."""
+        return self.peer.to_numpy(array)
+
+    def pointer(self, array: Any) -> int:
+        return int(self.peer.pointer(array))
+
+    def consume(self, obj: Any, **kwargs: Any) -> Any:
+        """The peer's ``from_dlpack(obj, **kwargs)``."""
+        return self.peer.from_dlpack(self.module)(obj, **kwargs)
+
+    @property
+    def view_layouts(self) -> list[str]:
+        """Layouts the peer can make as views of its own arrays (peer -> dlarray)."""
+        if self.peer.negative_steps:
+            return list(LAYOUTS)
+        return [layout for layout in LAYOUTS if layout != "negative_strides"]
+
+    def view(self, base: Any, layout: str) -> Any:
+        """A view of the peer's array ``base`` with ``layout``.  A peer that
+        cannot index gets the view made in dlarray, over the same memory,
+        and wrapped again."""
+        if self.peer.indexes:
+            return LAYOUTS[layout](base)
+        return self.consume(LAYOUTS[layout](dlarray.from_dlpack(base)))
 
 
 # ---- the suite ----
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize a suite's tests from its class's :class:`Peer`; each
+    """Parametrize a suite's tests from its class's :class:`PeerUnderTest`; each
     ``test_<peer>.py`` imports this hook."""
     cls = metafunc.cls
     if cls is None or not issubclass(cls, InteropSuite):
@@ -334,7 +360,7 @@ def _check_deviation(deviation: Deviation, call: Callable[[], Any]) -> Any:
 class InteropSuite:
     """Tests every peer passes; a subclass sets :attr:`peer`."""
 
-    peer: ClassVar[Peer]
+    peer: ClassVar[PeerUnderTest]
 
     # -- both directions, every dtype --
 

@@ -29,11 +29,9 @@ import abi
 import numpy as np
 import pytest
 from peer_suite import (
-    STANDARD_DTYPES,
     CapsuleSpy,
-    Deviation,
     InteropSuite,
-    Peer,
+    PeerUnderTest,
     address,
     dlarray_bits,
     dlarray_sample,
@@ -43,41 +41,16 @@ from peer_suite import (
 import dlarray
 from dlarray import _core
 from dlarray._cuda import runtime
+from dlarray._peers import peer_named
 
 try:
     runtime.runtime()
 except runtime.CUDAUnavailableError as missing:
     pytest.skip(f"no usable GPU for the CuPy interop tests: {missing}", allow_module_level=True)
 
-cupy = import_peer("cupy", "cupy")
+cupy = import_peer("cupy")
 
-
-def make(host: np.ndarray, kind: str) -> Any:
-    with cupy.cuda.Device(0):
-        return cupy.asarray(host)
-
-
-PEER = Peer(
-    name="cupy",
-    module=cupy,
-    kinds=["cuda"],
-    dtypes=STANDARD_DTYPES,
-    make=make,
-    host=cupy.asnumpy,
-    pointer=lambda a: int(a.data.ptr),
-    consume=cupy.from_dlpack,
-    # from_dlpack(device=) raises NotImplementedError for any device but None.
-    consume_keywords=("copy",),
-    read_only_import="ignored",
-    deviations={
-        ("import", "copy=True"): Deviation(
-            "CuPy's __dlpack__(copy=True) on the same device raises "
-            "BufferError('copy=True only supported for copy to CPU.')",
-            "https://github.com/cupy/cupy/issues/9842",
-            raises=BufferError,
-        ),
-    },
-)
+PEER = PeerUnderTest(peer_named("cupy"), cupy, kinds=["cuda"])
 
 
 class TestCupy(InteropSuite):

@@ -20,24 +20,22 @@ by the shared suite or below:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from peer_suite import (
     REQUIRED_PEER,
-    STANDARD_DTYPES,
     CapsuleSpy,
     InteropSuite,
-    Peer,
+    PeerUnderTest,
     address,
     dlarray_sample,
     import_peer,
 )
 
 import dlarray
+from dlarray._peers import peer_named
 
-dpnp = import_peer("dpnp", "dpnp")
+dpnp = import_peer("dpnp")
 
 from dlarray._sycl import runtime  # noqa: E402  (after the skip when dpnp is absent)
 
@@ -49,33 +47,8 @@ if not runtime.available():
 
 USM_TYPE = {"sycl": "device", "sycl_shared": "shared", "sycl_host": "host"}
 
-
-def make(host: np.ndarray, kind: str) -> Any:
-    return dpnp.asarray(host, usm_type=USM_TYPE[kind])
-
-
-def make_read_only(host: np.ndarray, kind: str) -> Any:
-    a = make(host, kind)
-    a.flags["W"] = False
-    return a
-
-
-def pointer(a: Any) -> int:
-    interface = a.__sycl_usm_array_interface__
-    return int(interface["data"][0]) + int(interface.get("offset", 0)) * a.itemsize
-
-
-PEER = Peer(
-    name="dpnp",
-    module=dpnp,
-    kinds=list(USM_TYPE),
-    dtypes=STANDARD_DTYPES,
-    make=make,
-    host=lambda a: dpnp.asnumpy(a),
-    pointer=pointer,
-    consume=dpnp.from_dlpack,
-    make_read_only=make_read_only,
-)
+PEER = PeerUnderTest(peer_named("dpnp"), dpnp, kinds=list(USM_TYPE))
+pointer = PEER.pointer
 
 
 class TestDpnp(InteropSuite):

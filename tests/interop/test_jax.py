@@ -28,64 +28,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from peer_suite import (
-    FP8_DTYPES,
-    STANDARD_DTYPES,
-    Deviation,
     InteropSuite,
-    Peer,
+    PeerUnderTest,
     address,
     dlarray_sample,
     import_peer,
 )
 
 import dlarray
+from dlarray._peers import peer_named
 
-jax = import_peer("jax", "jax")
+jax = import_peer("jax")
 jax.config.update("jax_enable_x64", True)  # int64, float64, complex128
 jnp = jax.numpy
 
-UNIMPLEMENTED = jax.errors.JaxRuntimeError
-COMPACT_ONLY = "https://github.com/jax-ml/jax/issues/17784"
-
-
-def make(host: np.ndarray, kind: str) -> jax.Array:
-    device = jax.devices("cpu" if kind == "cpu" else "gpu")[0]
-    return jax.device_put(jnp.asarray(host), device)
-
-
-def pointer(a: jax.Array) -> int:
-    return int(a.unsafe_buffer_pointer())
-
-
-PEER = Peer(
-    name="jax",
-    module=jax,
-    kinds=["cpu"],
-    dtypes=[*STANDARD_DTYPES, "bfloat16", *FP8_DTYPES, "float4_e2m1fn"],
-    make=make,
-    host=lambda a: np.asarray(a),
-    pointer=pointer,
-    consume=jax.dlpack.from_dlpack,
-    exports_versioned=False,
-    asks_versioned=False,
-    read_only_import="refused",
-    deviations={
-        ("export", "float4_e2m1fn"): Deviation(
-            "PjRt CPU buffers refuse fp4 (only the default layout)",
-            "https://github.com/jax-ml/jax/issues/20200",
-            raises=UNIMPLEMENTED,
-        ),
-        ("export", "copy=True"): Deviation(
-            "copy=True shares the exported memory on the CPU",
-            "https://github.com/jax-ml/jax/pull/29963",
-        ),
-        ("export", "sliced"): Deviation("compact layouts only", COMPACT_ONLY, UNIMPLEMENTED),
-        ("export", "negative_strides"): Deviation(
-            "compact layouts only", COMPACT_ONLY, UNIMPLEMENTED
-        ),
-        ("export", "zero_d"): Deviation("copied into a JAX buffer", COMPACT_ONLY),
-    },
-)
+PEER = PeerUnderTest(peer_named("jax"), jax, kinds=["cpu"])
+pointer = PEER.pointer
 
 
 class TestJax(InteropSuite):

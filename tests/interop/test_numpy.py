@@ -24,33 +24,18 @@ import weakref
 
 import numpy as np
 import pytest
-from peer_suite import FP8_DTYPES, STANDARD_DTYPES, SUBBYTE_DTYPES, InteropSuite, Peer
+from peer_suite import FP8_DTYPES, STANDARD_DTYPES, SUBBYTE_DTYPES, InteropSuite, PeerUnderTest
 
 import dlarray
 from dlarray import _core
 from dlarray._engine import numpy_engine
+from dlarray._peers import peer_named
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 
-def _read_only(host: np.ndarray, kind: str) -> np.ndarray:
-    a = host.copy()
-    a.flags.writeable = False
-    return a
-
-
 class TestNumpy(InteropSuite):
-    peer = Peer(
-        name="numpy",
-        module=np,
-        kinds=["cpu"],
-        dtypes=STANDARD_DTYPES,
-        make=lambda host, kind: host.copy(),
-        host=lambda a: a,
-        pointer=lambda a: a.__array_interface__["data"][0],
-        consume=np.from_dlpack,
-        make_read_only=_read_only,
-    )
+    peer = PeerUnderTest(peer_named("numpy"), np, kinds=["cpu"])
 
 
 # ---- helpers ----
@@ -97,7 +82,7 @@ DLARRAY_VIEWS = {
 ZERO_SIZE_SHAPES = [(0,), (4, 0, 4), (0, 3)]
 
 # Every dtype NumPy itself exchanges through DLPack.
-NUMPY_DTYPES = STANDARD_DTYPES
+NUMPY_DTYPES = list(STANDARD_DTYPES)
 
 # The extended floating types, carried by ml_dtypes on the NumPy side.
 EXTENDED_DTYPES = ["bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES]

@@ -35,11 +35,9 @@ import textwrap
 import numpy as np
 import pytest
 from peer_suite import (
-    FP8_DTYPES,
-    STANDARD_DTYPES,
-    Deviation,
+    TORCH_FP8_DTYPES,
     InteropSuite,
-    Peer,
+    PeerUnderTest,
     address,
     bits,
     dlarray_bits,
@@ -49,69 +47,17 @@ from peer_suite import (
 )
 
 import dlarray
+from dlarray._peers import peer_named
 
-torch = import_peer("torch", "torch")
+torch = import_peer("torch")
 
-# torch.from_dlpack of a negative-stride tensor aborts the process up to
-# torch 2.13 and raises RuntimeError from 2.14 on (seen on 2.13.0, 2.14.1 and
-# 2.15.0; 2.14.0 is assumed to be like 2.14.1).
-TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-NEGATIVE_STRIDES_ABORT = TORCH_VERSION < (2, 14)
+PEER = PeerUnderTest(peer_named("torch"), torch, kinds=["cpu"])
+to_host = PEER.host
 
-# dlarray's fp8 types that PyTorch also has.
-TORCH_FP8 = ["float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
-assert set(TORCH_FP8) <= set(FP8_DTYPES)
-
-
-def make(host: np.ndarray, kind: str) -> torch.Tensor:
-    """A tensor with ``host``'s bits, allocated by PyTorch."""
-    device = "cpu" if kind == "cpu" else f"{kind}:0"
-    dtype = getattr(torch, host.dtype.name)
-    if host.dtype == np.bool_:
-        return torch.tensor(host.tolist(), dtype=torch.bool, device=device)
-    if host.dtype.name in STANDARD_DTYPES:
-        return torch.from_numpy(host.copy()).to(device)
-    # bfloat16 and fp8 (ml_dtypes on the host): carry the bits as integers.
-    raw = torch.from_numpy(host.view(f"i{host.itemsize}").copy())
-    return raw.view(dtype).to(device)
-
-
-def to_host(t: torch.Tensor) -> np.ndarray:
-    """A NumPy copy of ``t`` (bfloat16 and fp8 as integers of their width)."""
-    t = t.detach().cpu()
-    if str(t.dtype).removeprefix("torch.") in STANDARD_DTYPES:
-        return t.numpy().copy()
-    return t.view(torch.int16 if t.element_size() == 2 else torch.uint8).numpy().copy()
-
-
-PEER = Peer(
-    name="torch",
-    module=torch,
-    kinds=["cpu"],
-    dtypes=[d for d in STANDARD_DTYPES] + ["bfloat16", *TORCH_FP8],
-    make=make,
-    host=to_host,
-    pointer=lambda t: t.data_ptr(),
-    consume=torch.from_dlpack,
-    view_layouts=["contiguous", "transposed", "sliced", "zero_d", "zero_size"],  # no negative steps
-    read_only_import="ignored",
-    deviations={
-        ("export", "negative_strides"): (
-            Deviation(
-                "torch.from_dlpack aborts the process on negative strides; "
-                "test_negative_strides_refused_by_torch_so_ask_for_a_copy runs it in a subprocess",
-                "https://github.com/pytorch/pytorch/issues/188023",
-                aborts=True,
-            )
-            if NEGATIVE_STRIDES_ABORT
-            else Deviation(
-                "torch.from_dlpack raises RuntimeError on negative strides",
-                "https://github.com/pytorch/pytorch/issues/188023",
-                raises=RuntimeError,
-            )
-        ),
-    },
-)
+# Whether this torch aborts on negative strides (up to 2.13) or raises
+# (2.14 on): the deviation declared on torch's row says.
+NEGATIVE_STRIDES_ABORT = PEER.deviations["export", "negative_strides"].aborts
+TORCH_FP8 = list(TORCH_FP8_DTYPES)
 
 
 class TestTorch(InteropSuite):

@@ -23,18 +23,11 @@ complex.  Its deviations, each asserted below:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from peer_suite import (
-    FP8_DTYPES,
-    LAYOUTS,
-    STANDARD_DTYPES,
-    SUBBYTE_DTYPES,
-    Deviation,
     InteropSuite,
-    Peer,
+    PeerUnderTest,
     address,
     dlarray_bits,
     dlarray_sample,
@@ -42,54 +35,12 @@ from peer_suite import (
 )
 
 import dlarray
-from dlarray._engine import numpy_engine
+from dlarray._peers import peer_named
 
-tvm_ffi = import_peer("tvm_ffi", "tvm_ffi")
-
-
-def make(host: np.ndarray, kind: str) -> Any:
-    """A tvm-ffi tensor over a fresh dlarray array holding ``host``'s bits."""
-    if host.dtype.name in SUBBYTE_DTYPES:
-        x = dlarray_sample(host.dtype.name, kind, host.shape)  # same values, packed
-    else:
-        x = dlarray.asarray(numpy_engine.from_numpy(host), copy=True)
-        x = x if kind == "cpu" else x.to_device(dlarray.Device(kind, 0))
-    return tvm_ffi.from_dlpack(x)
+tvm_ffi = import_peer("tvm_ffi")
 
 
-def view(base: Any, layout: str) -> Any:
-    """A tvm-ffi tensor with ``layout``: tvm-ffi cannot slice, so the view is
-    made in dlarray over the same memory and wrapped again."""
-    return tvm_ffi.from_dlpack(LAYOUTS[layout](dlarray.from_dlpack(base)))
-
-
-PEER = Peer(
-    name="tvm_ffi",
-    module=tvm_ffi,
-    kinds=["cpu"],
-    dtypes=[*STANDARD_DTYPES, "bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES],
-    make=make,
-    # Read back through dlarray; that the import itself is zero-copy and
-    # exact is what test_import_every_dtype_zero_copy checks.
-    host=lambda t: dlarray_bits(dlarray.from_dlpack(t)),
-    pointer=lambda t: t.data_ptr(),
-    consume=tvm_ffi.from_dlpack,
-    view=view,
-    asks_versioned=False,
-    consume_keywords=(),
-    # tvm-ffi takes DLArrays through dlarray's C exchange table, whose
-    # versioned tensors carry READ_ONLY, and has no read-only tensors: it
-    # ignores the flag (before dlarray had a table, it asked __dlpack__ for
-    # a legacy capsule, which dlarray refused for read-only memory).
-    read_only_import="ignored",
-    deviations={
-        ("import", "copy=True"): Deviation(
-            "tvm-ffi tensors cannot copy: BufferError('copy not yet supported')",
-            "https://github.com/apache/tvm-ffi/pull/301",
-            raises=BufferError,
-        ),
-    },
-)
+PEER = PeerUnderTest(peer_named("tvm_ffi"), tvm_ffi, kinds=["cpu"])
 
 
 class TestTvmFfi(InteropSuite):
