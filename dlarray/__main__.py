@@ -38,7 +38,9 @@ from typing import Any
 import numpy
 
 import dlarray
+from dlarray._cuda.runtime import runtime as cuda_runtime
 from dlarray._peers import PEERS, Peer
+from dlarray._sycl import runtime as sycl_runtime
 
 VALUES = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 HOST_VALUES = numpy.asarray(VALUES, dtype=numpy.float32)  # what each peer's array is made of
@@ -56,9 +58,7 @@ def _listed(kind: str) -> list[dlarray.Device]:
 
 def _cuda_probe(kind: str) -> list[dlarray.Device]:
     """The devices of a CUDA memory kind; raises naming what is missing."""
-    from dlarray._cuda.runtime import runtime
-
-    runtime()  # CUDAUnavailableError names the missing package, driver or GPU
+    cuda_runtime()  # CUDAUnavailableError names the missing package, driver or GPU
     return _listed(kind)
 
 
@@ -67,10 +67,8 @@ def _sycl_probe(kind: str) -> list[dlarray.Device]:
     # Importing dpctl loads the SYCL runtime, so look before importing it.
     if importlib.util.find_spec("dpctl") is None:
         raise ModuleNotFoundError("dpctl not installed")
-    from dlarray._sycl import runtime
-
-    if not runtime.root_devices():  # raises SYCLUnavailableError if dpctl breaks
-        raise runtime.SYCLUnavailableError(runtime.no_device_reason())
+    if not sycl_runtime.root_devices():  # raises SYCLUnavailableError if dpctl breaks
+        raise sycl_runtime.SYCLUnavailableError(sycl_runtime.no_device_reason())
     return _listed(kind)
 
 

@@ -192,6 +192,23 @@ class_attribute(PyObject *cls, const char *name)
     return value;
 }
 
+/* Whether `engine` is what register_engine and register_scalar_kernels
+ * take, so that neither can fail once the operators are registered. */
+static bool
+valid_engine(PyObject *engine)
+{
+    if (!PyTuple_Check(engine) || PyTuple_GET_SIZE(engine) != 7) {
+        return false;
+    }
+    PyObject *var = PyTuple_GET_ITEM(engine, 1);
+    PyObject *view = PyTuple_GET_ITEM(engine, 4);
+    return PyType_Check(PyTuple_GET_ITEM(engine, 0)) &&
+           (var == Py_None || PyContextVar_CheckExact(var)) &&
+           PyCallable_Check(PyTuple_GET_ITEM(engine, 3)) &&
+           (view == Py_None || PyCallable_Check(view)) &&
+           PyType_Check(PyTuple_GET_ITEM(engine, 5)) && PyDict_Check(PyTuple_GET_ITEM(engine, 6));
+}
+
 /* register_array_type(cls): the one call by which dlarray's Python side
  * wires itself into the core (dlarray/__init__.py makes it, once).  Arrays
  * made in C become instances of cls (dlarray.DLArray), and the core reads
@@ -229,12 +246,17 @@ register_array_type(PyObject *module, PyObject *cls)
         goto done;
     }
     if (!PyTuple_Check(dtypes) || PyTuple_GET_SIZE(dtypes) != dla_dtype_table_len ||
-        !PyCallable_Check(factory) || !PyCallable_Check(general) ||
-        (engine != Py_None && (!PyTuple_Check(engine) || PyTuple_GET_SIZE(engine) != 7))) {
+        !PyCallable_Check(factory) || !PyCallable_Check(general)) {
         PyErr_SetString(PyExc_TypeError,
                         "register_array_type: _dtype_objects must be a tuple with one dtype per "
-                        "table row, _device_of and _from_dlpack_general callables, and "
-                        "_host_engine None or a 7-tuple");
+                        "table row, _device_of and _from_dlpack_general callables");
+        goto done;
+    }
+    if (engine != Py_None && !valid_engine(engine)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "register_array_type: _host_engine must be None or (array type, "
+                        "ContextVar or None, quiet value, wrap, engine_view, scalar kernel "
+                        "type, dict of scalar joins)");
         goto done;
     }
     /* The operators first: they check every row of their table. */

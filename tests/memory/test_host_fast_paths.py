@@ -24,6 +24,7 @@ import sys
 import threading
 import warnings
 import weakref
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -387,7 +388,9 @@ def test_register_array_type_checks_the_whole_class_before_keeping_anything():
         _core.register_array_type(Bare)
 
     class BadRow(xp.DLArray):
-        _operator_kernels = dict(xp.DLArray._operator_kernels, add=(None, None))
+        _operator_kernels: ClassVar[dict[str, Any]] = dict(
+            xp.DLArray._operator_kernels, add=(None, None)
+        )
 
     with pytest.raises(TypeError, match="add"):
         _core.register_array_type(BadRow)
@@ -400,4 +403,4 @@ def test_register_array_type_checks_the_whole_class_before_keeping_anything():
     x = xp.asarray([1.0])
     assert type(x + x) is xp.DLArray  # the registered class is unchanged
     assert float((x + x)[0]) == 2.0
-    assert float((x + xp.asarray([1]))[0]) == 2.0  # and so is its general path
+    assert float((x + xp.asarray([1.0], dtype=xp.float32))[0]) == 2.0  # and its general path
