@@ -591,11 +591,8 @@ class DLArray(_core.ArrayBase):
         """
         return self._readonly
 
-    # ``T`` and ``x[key]`` for basic keys are C (subscript.c); these are the
-    # general paths they hand everything else to.
-
-    def _transpose_general(self) -> DLArray:
-        return permute_dims(self, tuple(range(self.ndim - 1, -1, -1)))
+    # ``T`` and ``x[key]`` for basic keys are C (subscript.c), which hands
+    # every other key to _getitem_general below.
 
     @property
     def mT(self) -> DLArray:
@@ -1055,7 +1052,7 @@ class DLArray(_core.ArrayBase):
     # ---- What the C core reads ----
     # _core.register_array_type(DLArray) reads these once (module.c says how
     # each is used); the methods above that C calls by name are _operator,
-    # _getitem_general, _transpose_general, _dlpack_copy,
+    # _getitem_general, _dlpack_copy,
     # _dlpack_check_stream and _prepare_host_access.
     _dtype_objects = tuple(DTYPES_BY_NAME.values())  # the dtype table's order
     _cpu_device = CPU

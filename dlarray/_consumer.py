@@ -23,7 +23,11 @@ GPU), dlarray takes the data where it is and copies it itself, unless
 ``dlarray.from_dlpack`` is the C function ``_core.from_dlpack``: it runs step 1
 and 2 for the common call (no ``device``, no ``copy``, a host producer)
 without Python-level overhead, and hands every other call to :func:`from_dlpack` below, which is
-the complete and readable implementation.
+the complete and readable implementation.  The two rules both paths need are
+written once, in C, and called from here: where a producer says its memory
+is (``_core.producer_device``) and whether a ``TypeError`` refused DLPack
+1.0's keywords (``_core.keywords_refused``); the stream to pass is the memory
+families' (``MEMORY.consumer_stream``).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import dlarray._core as _core
 from dlarray._core import ArrayBase
 from dlarray._device import Device, as_device
 from dlarray._storage.family import family_of_type
+from dlarray._storage.memory import MEMORY
 from dlarray._transfer import copy_array, copy_to_device
 
 MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
@@ -99,7 +104,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     except AttributeError:
         raise _no_dlpack(x) from None
     target = None if device is None else as_device(device)
-    source = _source_device(x)
+    source = _core.producer_device(x)
     kwargs: dict[str, Any] = {"max_version": MAX_VERSION}
     if copy is not None:
         kwargs["copy"] = copy
@@ -111,7 +116,7 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
     try:
         capsule = dunder(**kwargs)
     except TypeError as exc:
-        if not _keywords_refused(exc):
+        if not _core.keywords_refused(exc):
             raise  # the producer's own error, not a refusal of the keywords
         if copy is not None or device is not None:
             raise _rejected_keywords(x, kwargs, exc) from exc
@@ -152,28 +157,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> A
 _REFUSALS = (BufferError, ValueError, NotImplementedError, RuntimeError)
 
 
-def _source_device(x: Any) -> tuple[int, int] | None:
-    """The producer's ``(device_type, device_id)``, or None when it has no
-    working ``__dlpack_device__`` (then its capsule says)."""
-    try:
-        device_type, device_id = x.__dlpack_device__()
-        return int(device_type), int(device_id)
-    except (AttributeError, TypeError, ValueError):
-        return None
-
-
-def stream_choice(device_type: int, device_id: int) -> Any:
-    """The ``stream`` dlarray passes a producer whose memory is on
-    ``(device_type, device_id)`` and stays there: None for memory without
-    streams, dlarray's work stream on a CUDA memory kind, its queue on a
-    SYCL device (the memory family decides, see dlarray._storage.family).
-
-    This is the one statement of the consumer's stream choice: the C fast
-    path of ``dlarray.from_dlpack``, the exchange-table path and the C API
-    for extensions call it too (registered in dlarray/__init__.py)."""
-    return family_of_type(device_type).consumer_stream(device_type, device_id)
-
-
 def _stream_for(source: tuple[int, int] | None, target: Device | None) -> Any:
     """The ``stream`` to pass: the choice above when the data stays in the
     producer's memory family; None (the only value allowed) when it comes to
@@ -182,21 +165,7 @@ def _stream_for(source: tuple[int, int] | None, target: Device | None) -> Any:
         return None
     if target is not None and target.memory.family != family_of_type(source[0]).name:
         return None
-    return stream_choice(*source)
-
-
-def _keywords_refused(exc: TypeError) -> bool:
-    """Whether the TypeError from ``x.__dlpack__(max_version=...)`` means the
-    producer refused the keywords (a pre-1.0 producer): none of its Python
-    code ran (the traceback ends in this frame: argument binding, or a C
-    method's parser, refused the call), or the message names max_version or
-    a keyword (a decorated method binds inside its wrapper, and some
-    producers raise their own "unexpected keyword argument").  Any other
-    TypeError is the producer's own error; retrying would hide it.  The C
-    fast path applies the same rule (``_core.from_dlpack``)."""
-    tb = exc.__traceback__
-    message = str(exc)
-    return tb is None or tb.tb_next is None or "max_version" in message or "keyword" in message
+    return MEMORY.consumer_stream(*source)
 
 
 def _rejected_keywords(x: Any, kwargs: dict[str, Any], exc: TypeError) -> TypeError:

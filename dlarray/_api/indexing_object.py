@@ -1,7 +1,7 @@
 """``x[key]`` and ``x[key] = value``.
 
 Basic indices (integers, slices, ``...``, ``None``) make views and are
-handled by :func:`dlarray._views.basic_index` without the engine.  Keys with
+handled by the C core (``ArrayBase._basic_view``, subscript.c) without the engine.  Keys with
 arrays in them (integer arrays and boolean masks) select copies.
 
 dlarray indexes with arrays as NumPy does: integer arrays and masks anywhere
@@ -59,7 +59,7 @@ from dlarray._rules import (
     promote,
     scalar_dtype,
 )
-from dlarray._views import basic_index, permute_dims
+from dlarray._views import permute_dims
 
 _INDEX_DTYPES = CATEGORIES["integer"] | CATEGORIES["bool"]
 _INTEGER = CATEGORIES["integer"]
@@ -195,7 +195,7 @@ def _select(xp: Any, x: ArrayBase, key: Any, items: tuple[Any, ...]) -> _Selecti
             in_key.append(place)
             basic.append(slice(None))
             axis += 1
-    view = basic_index(x, tuple(basic))
+    view = x._basic_view(tuple(basic))
     extents = tuple(view.shape[i] for i, _ in indexed)
     positions = [_positions(xp, index, view.shape[i]) for i, index in indexed]
     try:
@@ -352,7 +352,7 @@ def getitem(x: ArrayBase, key: Any) -> ArrayBase:
     """``x[key]``: a view for basic keys, a new array for keys with arrays."""
     items = _engine_key(x, key)
     if items is None:
-        return basic_index(x, _basic_key(key))
+        return x._basic_view(_basic_key(key))
     x = readable(x)  # a packed fp6/fp4 array is read padded: the result is new
     a = engine_view(x)
     try:
@@ -407,7 +407,7 @@ def setitem(x: ArrayBase, key: Any, value: Any) -> None:
     source = _value(x, value)
     items = _engine_key(x, key)
     if items is None:
-        write(engine_view(basic_index(x, _basic_key(key))), Ellipsis, source)
+        write(engine_view(x._basic_view(_basic_key(key))), Ellipsis, source)
         return
     a = engine_view(x)
     try:

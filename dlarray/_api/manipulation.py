@@ -27,7 +27,7 @@ from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
 from dlarray._transfer import copy_array
-from dlarray._views import _make_view, _resolve_shape
+from dlarray._views import _resolve_shape
 from dlarray._views import permute_dims as _permute_view
 
 _INT64 = DTYPES_BY_NAME["int64"]
@@ -207,7 +207,7 @@ def _broadcast_view(x: ArrayBase, shape: tuple[int, ...], func: str) -> ArrayBas
                 f"{func}: cannot broadcast an array of shape {x.shape} to {shape}: only "
                 f"extents of 1 may grow"
             )
-    view = _make_view(x, shape, tuple(strides), 0)
+    view = x._subview(shape, tuple(strides), 0)
     # A view that repeats an element would let one write change many
     # elements; NumPy refuses such writes too.
     return _readonly(view) if repeats else view
@@ -350,16 +350,16 @@ def reshape(x: ArrayBase, /, shape: tuple[int, ...], *, copy: bool | None = None
         raise TypeError(f"reshape: copy must be None, True or False, got {copy!r}")
     new_shape = _resolve_shape(_int_tuple(shape, "shape", "reshape"), x.size)
     if copy is True:
-        return _make_view(copy_array(x), new_shape, _c_strides(new_shape), 0)
+        return copy_array(x)._subview(new_shape, _c_strides(new_shape), 0)
     strides = _view_strides(x.shape, x._strides, new_shape)
     if strides is not None:
-        return _make_view(x, new_shape, strides, 0)
+        return x._subview(new_shape, strides, 0)
     if copy is False:
         raise ValueError(
             f"reshape(copy=False): an array of shape {x.shape} and strides {x._strides} "
             f"cannot be viewed as shape {new_shape}; pass copy=None to allow a copy"
         )
-    return _make_view(copy_array(x), new_shape, _c_strides(new_shape), 0)
+    return copy_array(x)._subview(new_shape, _c_strides(new_shape), 0)
 
 
 def permute_dims(x: ArrayBase, /, axes: tuple[int, ...]) -> ArrayBase:
@@ -467,7 +467,7 @@ def expand_dims(x: ArrayBase, /, axis: int | tuple[int, ...]) -> ArrayBase:
     shape, strides = iter(x.shape), iter(x._strides)
     new_shape = [1 if j in positions else next(shape) for j in range(ndim)]
     new_strides = [0 if j in positions else next(strides) for j in range(ndim)]
-    return _make_view(x, tuple(new_shape), tuple(new_strides), 0)
+    return x._subview(tuple(new_shape), tuple(new_strides), 0)
 
 
 def squeeze(x: ArrayBase, /, axis: int | tuple[int, ...]) -> ArrayBase:
@@ -499,7 +499,7 @@ def squeeze(x: ArrayBase, /, axis: int | tuple[int, ...]) -> ArrayBase:
                 f"squeeze: axis {a} has extent {x.shape[a]}; only axes of extent 1 can be removed"
             )
     shape, strides = _drop_axes(x, axes)
-    return _make_view(x, shape, strides, 0)
+    return x._subview(shape, strides, 0)
 
 
 def flip(x: ArrayBase, /, *, axis: int | tuple[int, ...] | None = None) -> ArrayBase:
@@ -526,7 +526,7 @@ def flip(x: ArrayBase, /, *, axis: int | tuple[int, ...] | None = None) -> Array
         if x.shape[a] > 1:
             offset += (x.shape[a] - 1) * strides[a]
             strides[a] = -strides[a]
-    return _make_view(x, x.shape, tuple(strides), offset)
+    return x._subview(x.shape, tuple(strides), offset)
 
 
 def unstack(x: ArrayBase, /, *, axis: int = 0) -> tuple[ArrayBase, ...]:
@@ -549,7 +549,7 @@ def unstack(x: ArrayBase, /, *, axis: int = 0) -> tuple[ArrayBase, ...]:
     a = normalize_axis(axis, x.ndim, "unstack")
     shape, strides = _drop_axes(x, (a,))
     step = x._strides[a]
-    return tuple(_make_view(x, shape, strides, i * step) for i in range(x.shape[a]))
+    return tuple(x._subview(shape, strides, i * step) for i in range(x.shape[a]))
 
 
 # ---- new arrays ----

@@ -721,7 +721,13 @@ static PyMethodDef array_methods[] = {
      ">>> dlarray.zeros(3).__dlpack_device__()\n"
      "(1, 0)\n"},
     {"_view", (PyCFunction)array_view, METH_VARARGS,
-     "_view(shape, strides, byte_offset) -> array sharing this memory."},
+     "_view(shape, strides, byte_offset) -> array sharing this memory, as it is "
+     "(a twin with the same layout, a span); views go through _subview."},
+    {"_subview", (PyCFunction)dla_array_subview, METH_VARARGS,
+     "_subview(shape, strides, offset) -> a view of this memory with this layout "
+     "(in elements) from `offset` elements on, by the rule of views (subscript.c)."},
+    {"_basic_view", (PyCFunction)dla_array_basic_view, METH_O,
+     "_basic_view(key) -> x[key] for a key of integers, slices, ... and None."},
     {"_copy_from", (PyCFunction)array_copy_from, METH_O,
      "_copy_from(src): copy src's elements into this host array."},
     {"_is_c_contiguous", (PyCFunction)array_is_c_contiguous, METH_NOARGS,

@@ -76,21 +76,44 @@ producer_device(PyObject *x, DLDevice *device)
     return rc;
 }
 
+/* Where x says its memory is, by the one rule: a DLArray and the host
+ * engine's arrays without asking, any other producer through its
+ * __dlpack_device__ (producer_device above). */
+static int
+source_device(PyObject *x, DLDevice *device)
+{
+    PyTypeObject *type = Py_TYPE(x);
+    if (type == dla_state.array_type) {
+        *device = ((DLAArrayObject *)x)->device;
+        return 0;
+    }
+    if (dla_is_host_engine_type(type)) {
+        device->device_type = kDLCPU; /* NumPy: host memory, and its */
+        device->device_id = 0;        /* __dlpack_device__ costs */
+        return 0;
+    }
+    return producer_device(x, device);
+}
+
+/* _core.producer_device(x) -> (device_type, device_id), or None when x
+ * does not say (then its capsule says): the rule for the Python consumer. */
+PyObject *
+dla_producer_device(PyObject *module, PyObject *x)
+{
+    DLDevice device;
+    if (source_device(x, &device) < 0) {
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(ii)", (int)device.device_type, (int)device.device_id);
+}
+
 /* The body of dla_consumer_stream, inline here: the fast path of
  * from_dlpack(numpy_array) runs it on every call. */
 static inline int
 consumer_stream(PyObject *x, DLDevice *device, PyObject **stream)
 {
     *stream = NULL;
-    PyTypeObject *type = Py_TYPE(x);
-    if (type == dla_state.array_type) {
-        *device = ((DLAArrayObject *)x)->device;
-    }
-    else if (dla_is_host_engine_type(type)) {
-        device->device_type = kDLCPU; /* NumPy: host memory, and its */
-        device->device_id = 0;        /* __dlpack_device__ costs */
-    }
-    else if (producer_device(x, device) < 0) {
+    if (source_device(x, device) < 0) {
         device->device_type = (DLDeviceType)0; /* no such type: family "none" */
         device->device_id = 0;
     }
@@ -147,17 +170,15 @@ raise_exception(PyObject *exception)
 
 /* Whether the TypeError a producer's __dlpack__(stream=..., max_version=...)
  * raised means it refused the keywords, as a pre-1.0 producer does: no
- * code of the producer ran (no traceback yet: Python's argument binding or
+ * code of the producer ran (producer_ran false: Python's argument binding or
  * a C method's parser refused the call), or the message names
  * max_version or a keyword (a decorated method binds inside its wrapper,
  * and some producers raise their own "unexpected keyword argument").  A TypeError
  * from anywhere else inside the producer is its own error and propagates. */
 static bool
-keywords_refused(PyObject *type_error)
+keywords_refused_after(PyObject *type_error, bool producer_ran)
 {
-    PyObject *tb = PyException_GetTraceback(type_error);
-    Py_XDECREF(tb);
-    if (tb == NULL) {
+    if (!producer_ran) {
         return true;
     }
     PyObject *text = PyObject_Str(type_error);
@@ -174,6 +195,32 @@ keywords_refused(PyObject *type_error)
         PyErr_Clear();
     }
     return found == 1;
+}
+
+/* For a TypeError raised straight into C: its traceback is the producer's. */
+static bool
+keywords_refused(PyObject *type_error)
+{
+    PyObject *tb = PyException_GetTraceback(type_error);
+    Py_XDECREF(tb);
+    return keywords_refused_after(type_error, tb != NULL);
+}
+
+/* _core.keywords_refused(exc) -> bool: the rule above, for the Python
+ * consumer's own retry.  exc is as the Python frame that called __dlpack__
+ * caught it: the first entry of its traceback is that frame, and the
+ * producer's code ran only if there is a second. */
+PyObject *
+dla_keywords_refused(PyObject *module, PyObject *exc)
+{
+    if (!PyExceptionInstance_Check(exc)) {
+        PyErr_SetString(PyExc_TypeError, "keywords_refused expects an exception");
+        return NULL;
+    }
+    PyObject *tb = PyException_GetTraceback(exc);
+    bool producer_ran = tb != NULL && ((PyTracebackObject *)tb)->tb_next != NULL;
+    Py_XDECREF(tb);
+    return PyBool_FromLong(keywords_refused_after(exc, producer_ran));
 }
 
 /* The spec's retry after a TypeError: x.__dlpack__() for a producer that

@@ -335,6 +335,14 @@ int64_t dla_shape_product(int32_t ndim, const int64_t *shape);
 /* ---- subscript.c ---- */
 PyObject *dla_array_subscript(PyObject *self, PyObject *key);
 PyObject *dla_array_transpose(PyObject *self, void *closure);
+PyObject *dla_array_basic_view(PyObject *self, PyObject *key);
+PyObject *dla_array_subview(PyObject *self, PyObject *args);
+/* The one rule of views: a new array over self's memory with this layout
+ * (in elements), starting offset_elements from self's first element.  A
+ * packed sub-byte view must be C-contiguous and start on a byte; a layout
+ * beyond 64-bit byte arithmetic raises ValueError. */
+PyObject *dla_make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape,
+                        const int64_t *strides, int64_t offset_elements);
 
 /* ---- engine_call.c ---- */
 PyObject *dla_register_engine(PyObject *module, PyObject *args);
@@ -427,6 +435,10 @@ void dla_ensure_table_error(PyObject *x, const char *func);
 /* ---- consumer.c ---- */
 PyObject *dla_from_dlpack(PyObject *module, PyObject *const *args,
                           Py_ssize_t nargs, PyObject *kwnames);
+/* The consumer's rules, for dlarray._consumer: where a producer says its
+ * memory is, and whether a TypeError refused DLPack 1.0's keywords. */
+PyObject *dla_producer_device(PyObject *module, PyObject *x);
+PyObject *dla_keywords_refused(PyObject *module, PyObject *exc);
 /* The `stream` to pass x.__dlpack__ for its memory to stay where it is,
  * decided from the device table.  *device is where x says its memory is:
  * a DLArray's and the host engine's arrays are not asked; otherwise
@@ -470,7 +482,6 @@ typedef struct {
     PyObject *str_dunder_dlpack_device; /* "__dlpack_device__" */
     PyObject *str_keyword;            /* "keyword" */
     PyObject *str_getitem_general;    /* "_getitem_general" */
-    PyObject *str_transpose_general;  /* "_transpose_general" */
     PyObject *str_exchange_api;       /* "__dlpack_c_exchange_api__" (DLPack 1.3) */
     PyObject *str_exchange_api_12;    /* "__c_dlpack_exchange_api__" (DLPack 1.2) */
     PyObject *str_quiet_context;      /* "dlarray.engine_quiet_context": the key

@@ -22,7 +22,6 @@ dla_state_clear(void)
     Py_CLEAR(dla_state.str_dunder_dlpack_device);
     Py_CLEAR(dla_state.str_keyword);
     Py_CLEAR(dla_state.str_getitem_general);
-    Py_CLEAR(dla_state.str_transpose_general);
     Py_CLEAR(dla_state.str_exchange_api);
     Py_CLEAR(dla_state.str_exchange_api_12);
     Py_CLEAR(dla_state.str_quiet_context);
@@ -223,8 +222,7 @@ valid_engine(PyObject *engine)
  *       its quiet value, wrap, engine_view, scalar kernel type, scalar
  *       joins): the host engine the fast paths call (engine_call.c).
  * Everything is checked before anything is kept.  The methods the core
- * calls on arrays (_operator, _getitem_general, _transpose_general,
- * _dlpack_copy, _dlpack_check_stream, _prepare_host_access) are looked up
+ * calls on arrays (_operator, _getitem_general, _dlpack_copy, _dlpack_check_stream, _prepare_host_access) are looked up
  * on each array as any method is. */
 static PyObject *
 register_array_type(PyObject *module, PyObject *cls)
@@ -393,6 +391,14 @@ static PyMethodDef module_methods[] = {
      "Traceback (most recent call last):\n"
      "  ...\n"
      "AttributeError: from_dlpack: list has no __dlpack__ method, ...\n"},
+    {"producer_device", dla_producer_device, METH_O,
+     "producer_device(x) -> (device_type, device_id), or None when x does not say "
+     "where its memory is (no working __dlpack_device__ returning two ints): the "
+     "consumer's rule (consumer.c), for dlarray._consumer."},
+    {"keywords_refused", dla_keywords_refused, METH_O,
+     "keywords_refused(type_error) -> bool: whether the TypeError a producer's "
+     "__dlpack__(stream=..., max_version=...) raised refused DLPack 1.0's keywords "
+     "(a pre-1.0 producer), so a legacy retry is right (consumer.c's rule)."},
     {"check_shape", check_shape, METH_VARARGS,
      "check_shape(shape, dtype): raise ValueError unless an array of this "
      "shape and DLPack dtype can exist (at most MAX_NDIM axes, no negative "
@@ -507,7 +513,6 @@ PyInit__core(void)
     dla_state.str_keyword = PyUnicode_InternFromString("keyword");
     dla_state.str_quiet_context = PyUnicode_InternFromString("dlarray.engine_quiet_context");
     dla_state.str_getitem_general = PyUnicode_InternFromString("_getitem_general");
-    dla_state.str_transpose_general = PyUnicode_InternFromString("_transpose_general");
     dla_state.str_exchange_api = PyUnicode_InternFromString("__dlpack_c_exchange_api__");
     dla_state.str_exchange_api_12 = PyUnicode_InternFromString("__c_dlpack_exchange_api__");
     dla_state.str_consumer_stream = PyUnicode_InternFromString("consumer_stream");
@@ -533,7 +538,7 @@ PyInit__core(void)
     if (!dla_state.str_dunder_dlpack || !dla_state.str_dunder_dlpack_device ||
         !dla_state.str_keyword || !dla_state.str_quiet_context ||
         !dla_state.kwnames_stream || !dla_state.max_version ||
-        !dla_state.str_getitem_general || !dla_state.str_transpose_general ||
+        !dla_state.str_getitem_general ||
         !dla_state.kwnames_stream_max_version || !dla_state.kwnames_max_version ||
         !dla_state.str_dlpack_copy || !dla_state.str_dlpack_stream ||
         !dla_state.str_host_access || !dla_state.str_requires_grad ||

@@ -1,14 +1,17 @@
 /*
- * subscript.c -- x[key] for basic keys, and x.T, without leaving C.
+ * subscript.c -- views: x[key] for basic keys, x.T, and the one rule every
+ * view follows (dla_make_view), without leaving C.
  *
  * Basic indexing (integers, slices, Ellipsis, None) only computes a new
  * shape, new strides and a new offset over the same memory, so it needs no
  * engine.  Doing it here makes x[i] cost about what NumPy's does; written in
- * Python it cost forty times more.  Every key this file does not handle --
- * arrays, integer-like objects that are not ints, packed sub-byte arrays
- * (whose views have extra rules) -- goes to the Python method
- * `_getitem_general`, which implements the whole of the standard's indexing
- * and raises the same errors for the keys handled here.
+ * Python it cost forty times more.  x[key] with any other key -- arrays,
+ * integer-like objects that are not ints -- goes to the Python method
+ * `_getitem_general` (the indexing chapter), which gives the basic part of
+ * its keys back to this file (ArrayBase._basic_view).  Every other view
+ * (reshape, permute_dims, ...) is made by ArrayBase._subview, so that the
+ * rule of packed sub-byte views and the 64-bit layout checks are written
+ * once, here.
  */
 #include "core.h"
 
@@ -38,54 +41,116 @@ is_basic_item(PyObject *k)
            (PyLong_CheckExact(k));
 }
 
-PyObject *
-dla_array_subscript(PyObject *self_obj, PyObject *key)
+/* The error of a view whose layout leaves 64-bit byte arithmetic: only a
+ * producer's layout whose strides reach past the address space gets there,
+ * as no memory has offsets that large. */
+static PyObject *
+layout_overflow(void)
 {
-    DLAArrayObject *self = (DLAArrayObject *)self_obj;
-    PyObject *single[1] = {key};
-    PyObject *const *items = single;
-    Py_ssize_t n_items = 1;
-    if (PyTuple_CheckExact(key)) {
-        items = &PyTuple_GET_ITEM(key, 0);
-        n_items = PyTuple_GET_SIZE(key);
-    }
-    if (is_packed_subbyte(self)) {
-        return general_getitem(self, key);
-    }
-    if (Py_TYPE(key) == dla_state.array_type) {
-        /* x[mask]: a bool array on x's device, both already viewed by the
-         * engine, selects through the engine (no floating-point work, so
-         * no quiet context).  Everything else about arrays as keys, and
-         * every error message, is the Python path's. */
-        DLAArrayObject *k = (DLAArrayObject *)key;
-        PyObject *view = dla_engine_view(self_obj), *mask = dla_engine_view(key);
-        if (k->dtype.code == kDLBool && view != NULL && mask != NULL &&
-            k->device.device_type == self->device.device_type &&
-            k->device.device_id == self->device.device_id) {
-            PyObject *selected = PyObject_GetItem(view, mask);
-            if (selected == NULL) {
-                return NULL;
-            }
-            PyObject *result = dla_engine_adopt(NULL, selected);
-            Py_DECREF(selected);
-            return result;
+    PyErr_SetString(PyExc_ValueError,
+                    "the view's strides or offset overflow 64-bit byte arithmetic, so the "
+                    "array's layout (see x.strides) addresses no real memory. Ask its "
+                    "producer for a valid layout");
+    return NULL;
+}
+
+/* Whether a layout is C-contiguous, axes of extent 1 aside. */
+static bool
+c_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides)
+{
+    int64_t expected = 1;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+        if (shape[i] != 1 && strides[i] != expected) {
+            return false;
+        }
+        if (dla_mul_overflows(expected, shape[i], &expected)) {
+            return false;
         }
     }
+    return true;
+}
+
+PyObject *
+dla_make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape,
+              const int64_t *strides, int64_t offset_elements)
+{
+    int64_t offset_bytes;
+    if (is_packed_subbyte(self)) {
+        int64_t offset_bits;
+        if (dla_mul_overflows(offset_elements, self->dtype.bits, &offset_bits) ||
+            offset_bits % 8 != 0 || !c_contiguous(ndim, shape, strides)) {
+            PyObject *dtype = dla_array_dtype_object(self); /* borrowed */
+            PyObject *name = dtype ? PyObject_GetAttrString(dtype, "name") : NULL;
+            if (name != NULL) {
+                PyErr_Format(PyExc_ValueError,
+                             "this view of a packed %S array would not be C-contiguous or "
+                             "would start inside a byte; packed sub-byte elements have no "
+                             "address of their own. Unpack the data first (dlarray.subbyte)",
+                             name);
+                Py_DECREF(name);
+            }
+            return NULL;
+        }
+        offset_bytes = offset_bits / 8;
+    }
+    else if (dla_mul_overflows(offset_elements, element_bytes(self), &offset_bytes)) {
+        return layout_overflow();
+    }
+    /* The parent's byte_offset fits in int64 (dla_array_new checks it). */
+    int64_t byte_offset;
+    if (dla_add_overflows((int64_t)self->byte_offset, offset_bytes, &byte_offset)) {
+        return layout_overflow();
+    }
+    void *data = self->data;
+    if (byte_offset < 0) {
+        /* The view starts before `data`: a producer's negative-stride view
+         * (NumPy's a[::-1] exports data at its last element).  The element
+         * is in the producer's memory, so the view's data is its address
+         * and its byte_offset 0; the byte_offset field cannot go negative.
+         * An address below 0 is a layout that addresses no memory. */
+        if (!dla_rebase_before(self->data, byte_offset, &data)) {
+            return layout_overflow();
+        }
+        byte_offset = 0;
+    }
+    return (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset, self->device,
+                                     self->dtype, ndim, shape, strides, self->flags);
+}
+
+/* An integer item of a key as a C index: an int, or any object with
+ * __index__ but a bool (a bool is no index, as for Python's sequences).
+ * 0, or -1 with an exception; *too_big when it does not fit in 64 bits. */
+static int
+index_item(PyObject *k, long long *index, bool *too_big, PyObject **as_int)
+{
+    if (PyBool_Check(k) || !PyIndex_Check(k)) {
+        PyErr_Format(PyExc_TypeError,
+                     "only integers, slices, Ellipsis (...) and None are valid indices, got %R",
+                     k);
+        return -1;
+    }
+    *as_int = PyNumber_Index(k);
+    if (*as_int == NULL) {
+        return -1;
+    }
+    int overflow;
+    *index = PyLong_AsLongLongAndOverflow(*as_int, &overflow);
+    *too_big = overflow != 0;
+    return *index == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* x[key] for a key of basic items (integers, slices, ..., None) given as
+ * `items`: a view, computed here and only here (ArrayBase._basic_view gives
+ * it to the Python indexing chapter). */
+static PyObject *
+basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
+{
     int n_ellipsis = 0, n_axes = 0, n_new = 0;
     for (Py_ssize_t i = 0; i < n_items; i++) {
         PyObject *k = items[i];
-        if (!is_basic_item(k)) {
-            return general_getitem(self, key);
-        }
-        if (k == Py_Ellipsis) {
-            n_ellipsis++;
-        }
-        else if (k == Py_None) {
-            n_new++;
-        }
-        else {
-            n_axes++;
-        }
+        n_ellipsis += k == Py_Ellipsis;
+        n_new += k == Py_None;
+        n_axes += k != Py_Ellipsis && k != Py_None;
     }
     if (n_ellipsis > 1) {
         PyErr_SetString(PyExc_IndexError,
@@ -150,7 +215,8 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
              * value does not fit either). */
             if (dla_mul_overflows(stride, (int64_t)step, &scaled)) {
                 if (length > 1) {
-                    goto layout_overflow;
+                    layout_overflow();
+                    goto done;
                 }
                 scaled = stride;
             }
@@ -159,63 +225,42 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             if (length > 0) {
                 if (dla_mul_overflows((int64_t)start, stride, &moved) ||
                     dla_add_overflows(offset, moved, &offset)) {
-                    goto layout_overflow;
+                    layout_overflow();
+                    goto done;
                 }
             }
             axis++;
         }
         else {
-            int overflow;
-            long long index = PyLong_AsLongLongAndOverflow(k, &overflow);
+            long long index;
+            bool too_big;
+            PyObject *as_int = NULL;
             int64_t extent = self->shape[axis];
-            if (overflow || index < -extent || index >= extent) {
-                if (!PyErr_Occurred()) {
-                    PyErr_Format(PyExc_IndexError,
-                                 "index %R is out of bounds for axis %d with size %lld",
-                                 k, (int)axis, (long long)extent);
-                }
+            if (index_item(k, &index, &too_big, &as_int) < 0) {
+                Py_XDECREF(as_int);
                 goto done;
             }
+            if (too_big || index < -extent || index >= extent) {
+                PyErr_Format(PyExc_IndexError,
+                             "index %R is out of bounds for axis %d with size %lld", as_int,
+                             (int)axis, (long long)extent);
+                Py_DECREF(as_int);
+                goto done;
+            }
+            Py_DECREF(as_int);
             if (index < 0) {
                 index += extent;
             }
             int64_t moved;
             if (dla_mul_overflows((int64_t)index, self->strides[axis], &moved) ||
                 dla_add_overflows(offset, moved, &offset)) {
-                goto layout_overflow;
+                layout_overflow();
+                goto done;
             }
             axis++;
         }
     }
-    /* The parent's byte_offset fits in int64 (dla_array_new checks it). */
-    int64_t byte_offset;
-    if (dla_mul_overflows(offset, element_bytes(self), &offset) ||
-        dla_add_overflows((int64_t)self->byte_offset, offset, &byte_offset)) {
-        goto layout_overflow;
-    }
-    void *data = self->data;
-    if (byte_offset < 0) {
-        /* The view starts before `data`: a producer's negative-stride view
-         * (NumPy's a[::-1] exports data at its last element).  The element
-         * is in the producer's memory, so the view's data is its address
-         * and its byte_offset 0; the byte_offset field cannot go negative.
-         * An address below 0 is a layout that addresses no memory. */
-        if (!dla_rebase_before(self->data, byte_offset, &data)) {
-            goto layout_overflow;
-        }
-        byte_offset = 0;
-    }
-    result = (PyObject *)dla_array_new(self->owner, data, (uint64_t)byte_offset, self->device,
-                                       self->dtype, out, shape, strides, self->flags);
-    goto done;
-layout_overflow:
-    /* Only a producer's layout whose strides reach past the address space
-     * gets here: no memory has offsets that large. */
-    PyErr_Format(PyExc_ValueError,
-                 "x[%R]: the view's strides or offset overflow 64-bit byte "
-                 "arithmetic, so the array's layout (see x.strides) addresses "
-                 "no real memory. Ask its producer for a valid layout",
-                 key);
+    result = dla_make_view(self, out, shape, strides, offset);
 done:
     if (shape != stack_dims) {
         PyMem_Free(shape);
@@ -223,33 +268,108 @@ done:
     return result;
 }
 
-/* x.T: the axes reversed.  Packed sub-byte arrays go through Python, which
- * refuses views that would not be contiguous. */
+/* The items of a key: the tuple's, or the key alone. */
+#define KEY_ITEMS(key, items, n_items)                 \
+    PyObject *single_[1] = {key};                      \
+    PyObject *const *items = single_;                  \
+    Py_ssize_t n_items = 1;                            \
+    if (PyTuple_CheckExact(key)) {                     \
+        items = &PyTuple_GET_ITEM(key, 0);             \
+        n_items = PyTuple_GET_SIZE(key);               \
+    }
+
+PyObject *
+dla_array_subscript(PyObject *self_obj, PyObject *key)
+{
+    DLAArrayObject *self = (DLAArrayObject *)self_obj;
+    KEY_ITEMS(key, items, n_items)
+    if (Py_TYPE(key) == dla_state.array_type && !is_packed_subbyte(self)) {
+        /* x[mask]: a bool array on x's device, both already viewed by the
+         * engine, selects through the engine (no floating-point work, so
+         * no quiet context).  Everything else about arrays as keys, and
+         * every error message, is the Python path's. */
+        DLAArrayObject *k = (DLAArrayObject *)key;
+        PyObject *view = dla_engine_view(self_obj), *mask = dla_engine_view(key);
+        if (k->dtype.code == kDLBool && view != NULL && mask != NULL &&
+            k->device.device_type == self->device.device_type &&
+            k->device.device_id == self->device.device_id) {
+            PyObject *selected = PyObject_GetItem(view, mask);
+            if (selected == NULL) {
+                return NULL;
+            }
+            PyObject *result = dla_engine_adopt(NULL, selected);
+            Py_DECREF(selected);
+            return result;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_items; i++) {
+        if (!is_basic_item(items[i])) {
+            return general_getitem(self, key);
+        }
+    }
+    return basic_view(self, items, n_items);
+}
+
+/* ArrayBase._basic_view(key): x[key] for a key of basic items, integer-like
+ * objects included; the Python indexing chapter calls it for the keys it
+ * finds basic (with 0-d integer arrays made Python ints). */
+PyObject *
+dla_array_basic_view(PyObject *self_obj, PyObject *key)
+{
+    KEY_ITEMS(key, items, n_items)
+    return basic_view((DLAArrayObject *)self_obj, items, n_items);
+}
+
+/* ArrayBase._subview(shape, strides, offset): a view of the same memory
+ * with this layout (in elements), starting `offset` elements from the
+ * first; the views of dlarray._views and the manipulation chapter. */
+PyObject *
+dla_array_subview(PyObject *self_obj, PyObject *args)
+{
+    PyObject *shape_obj, *strides_obj;
+    long long offset;
+    if (!PyArg_ParseTuple(args, "O!O!L:_subview", &PyTuple_Type, &shape_obj, &PyTuple_Type,
+                          &strides_obj, &offset)) {
+        return NULL;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape_obj);
+    if (ndim > DLA_MAX_NDIM || PyTuple_GET_SIZE(strides_obj) != ndim) {
+        if (ndim > DLA_MAX_NDIM) {
+            dla_check_shape(PyExc_ValueError, "an array", (int32_t)Py_MIN(ndim, INT32_MAX),
+                            NULL, ((DLAArrayObject *)self_obj)->dtype);
+        }
+        else {
+            PyErr_SetString(PyExc_TypeError, "_subview: strides must be as long as shape");
+        }
+        return NULL;
+    }
+    int64_t dims[2 * DLA_MAX_NDIM];
+    for (Py_ssize_t i = 0; i < 2 * ndim; i++) {
+        PyObject *item = i < ndim ? PyTuple_GET_ITEM(shape_obj, i)
+                                  : PyTuple_GET_ITEM(strides_obj, i - ndim);
+        int overflow;
+        dims[i] = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (dims[i] == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (overflow) {
+            return layout_overflow();
+        }
+    }
+    return dla_make_view((DLAArrayObject *)self_obj, (int32_t)ndim, dims, dims + ndim, offset);
+}
+
+/* x.T: the axes reversed (a packed sub-byte array with more than one axis
+ * of extent above 1 is refused by dla_make_view's rule). */
 PyObject *
 dla_array_transpose(PyObject *self_obj, void *closure)
 {
     DLAArrayObject *self = (DLAArrayObject *)self_obj;
-    if (is_packed_subbyte(self) && self->ndim > 1) {
-        return PyObject_CallMethodNoArgs(self_obj, dla_state.str_transpose_general);
-    }
-    int64_t stack_dims[2 * 16];
-    int64_t *shape = stack_dims;
-    if (self->ndim > 16) {
-        shape = PyMem_Malloc(2 * (size_t)self->ndim * sizeof(int64_t));
-        if (shape == NULL) {
-            return PyErr_NoMemory();
-        }
-    }
-    int64_t *strides = shape + self->ndim;
+    int64_t dims[2 * DLA_MAX_NDIM];
+    int64_t *shape = dims, *strides = dims + self->ndim;
     for (int32_t i = 0; i < self->ndim; i++) {
         shape[i] = self->shape[self->ndim - 1 - i];
         strides[i] = self->strides[self->ndim - 1 - i];
     }
-    PyObject *result = (PyObject *)dla_array_new(self->owner, self->data, self->byte_offset,
-                                                 self->device, self->dtype, self->ndim,
-                                                 shape, strides, self->flags);
-    if (shape != stack_dims) {
-        PyMem_Free(shape);
-    }
-    return result;
+    return dla_make_view(self, self->ndim, shape, strides, 0);
 }

@@ -324,7 +324,7 @@ def cupy_side_stream(monkeypatch):
 
 def test_consumer_without_cupy_passes_1_the_legacy_default_stream(without_cupy):
     # dlarray's work stream is the legacy default stream, 1 (which None also
-    # names): the one stream choice (dlarray._consumer.stream_choice) gives it
+    # names): the one stream choice (the memory families' consumer_stream) gives it
     # to every path, the C fast path included.  It is passed, not left out,
     # because PyTorch's default is -1 (no sync).
     producer = abi.Producer(device=(2, 0))

@@ -1,6 +1,7 @@
 """The memory-kind table (dlarray._device.KINDS), the memory families that
 act on its rows (dlarray._storage.family), and the one stream choice
-(dlarray._consumer.stream_choice) that every consumer path asks."""
+(DLArray._memory.consumer_stream, dlarray._storage.memory) that every consumer
+path asks."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from fake_cuda import FakeRuntime
 
 import dlarray
 from dlarray import _core
-from dlarray._consumer import stream_choice
 from dlarray._cuda import runtime as cuda_runtime
 from dlarray._device import KIND_OF_USM, KINDS, Device, kinds_of
 from dlarray._storage.family import FAMILIES, MemoryFamily, family_of, family_of_type
+from dlarray._storage.memory import MEMORY
 
 METHODS = [
     name for name, value in vars(MemoryFamily).items() if callable(value) and name[0] != "_"
@@ -96,19 +97,19 @@ def test_host_memory_is_device_0_only():
 
 
 def test_the_stream_choice_answers_per_family():
-    assert stream_choice(1, 0) is None  # host memory has no streams
-    assert stream_choice(4, 0) is None  # OpenCL: no runtime in dlarray, no streams
-    assert stream_choice(99, 0) is None  # a type DLPack does not have
+    assert MEMORY.consumer_stream(1, 0) is None  # host memory has no streams
+    assert MEMORY.consumer_stream(4, 0) is None  # OpenCL: no runtime in dlarray, no streams
+    assert MEMORY.consumer_stream(99, 0) is None  # a type DLPack does not have
     # CUDA without CuPy: the legacy default stream, for every CUDA kind.
     for device_type in (2, 3, 13):
-        assert stream_choice(device_type, 0) == 1
+        assert MEMORY.consumer_stream(device_type, 0) == 1
 
 
 def test_the_stream_choice_refuses_a_gpu_this_process_does_not_see():
     with cuda_runtime.use_runtime(FakeRuntime(gpus=2)):
-        assert stream_choice(2, 1) == 1
+        assert MEMORY.consumer_stream(2, 1) == 1
         with pytest.raises(BufferError, match=r"GPU 5.*sees 2 GPU"):
-            stream_choice(2, 5)
+            MEMORY.consumer_stream(2, 5)
         # The C fast path asks the same function, so it refuses the same way,
         # before the producer is asked for a capsule.
         producer = abi.Producer(device=(2, 5))
