@@ -57,7 +57,7 @@ from dlarray._storage.family import order_export, prepare_host_access
 from dlarray._storage.memory import MEMORY
 from dlarray._transfer import copy_to_device
 from dlarray._views import permute_dims, retag
-from dlarray.subbyte import storage_codes
+from dlarray.subbyte import _storage_codes
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -291,7 +291,7 @@ def _extended_value(x: ArrayBase) -> float:
     """The number a 0-d extended floating array holds, decoded from its
     storage bits by dlarray's own table of the formats (no ml_dtypes, and
     the same on every engine)."""
-    code = int(engine_view(storage_codes(x)))
+    code = int(engine_view(_storage_codes(x)))
     return float_formats.decode(code, x.dtype)
 
 
@@ -451,7 +451,7 @@ def _reduce(x: ArrayBase, protocol: int) -> tuple[Any, ...]:
     padded), so every dtype pickles with NumPy alone.
     """
     host = x if x._dl_device == _HOST else copy_to_device(x, CPU)
-    bits = numpy_engine.to_numpy(storage_codes(host))
+    bits = numpy_engine.to_numpy(_storage_codes(host))
     if not bits.flags.c_contiguous:
         bits = bits.copy()
     payload = pickle.PickleBuffer(bits) if protocol >= 5 else bits.tobytes()
@@ -482,7 +482,7 @@ def unpickle(
         out = subbyte.from_codes(codes, dtype, padded=padded)
     else:
         out = empty(shape, dtype=dtype)
-        target = numpy_engine.to_numpy(storage_codes(out))
+        target = numpy_engine.to_numpy(_storage_codes(out))
         target[...] = np.frombuffer(payload, dtype=target.dtype).reshape(shape)
     if kind == CPU.kind:
         return out

@@ -272,7 +272,7 @@ def pack(x: ArrayBase) -> ArrayBase:
     return from_codes(numpy_engine.to_numpy(to_codes(x)), x.dtype, padded=False)
 
 
-def storage_codes(x: ArrayBase) -> ArrayBase:
+def _storage_codes(x: ArrayBase) -> ArrayBase:
     """The elements of an extended floating array as the unsigned integers
     they are stored as: a view for bfloat16, fp8 and padded fp6/fp4, a new
     uint8 array for packed fp6/fp4 (whose elements have no byte of their

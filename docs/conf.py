@@ -94,6 +94,9 @@ autodoc_default_options = {"member-order": "bysource"}
 # the numpydoc sections of the docstrings.
 autodoc_typehints = "signature"
 autodoc_typehints_format = "short"
+# Lower layers type their arrays as the C half, _core.ArrayBase; every array
+# a user meets is a DLArray, so signatures say so.
+autodoc_type_aliases = {"ArrayBase": "dlarray.DLArray"}
 autodoc_preserve_defaults = True
 
 napoleon_google_docstring = False

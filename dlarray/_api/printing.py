@@ -28,7 +28,7 @@ from dlarray._device import CPU
 from dlarray._engine.numpy_engine import to_numpy
 from dlarray._float_formats import FORMATS, decode_all
 from dlarray._transfer import copy_to_device
-from dlarray.subbyte import storage_codes
+from dlarray.subbyte import _storage_codes
 
 #: An array of more elements than this is summarised (NumPy's default).
 THRESHOLD: Final = 1000
@@ -218,7 +218,7 @@ def _host_values(x: ArrayBase, positions: list[list[int]]) -> Any:
     if x.dtype.is_subbyte and not x._padded:
         codes = _packed_codes(x, positions)  # the corners only, not every code
     else:
-        codes = to_numpy(storage_codes(x))[index]
+        codes = to_numpy(_storage_codes(x))[index]
     decoded = decode_all(codes.ravel().tolist(), x.dtype)
     return np.asarray(decoded, dtype=np.float64).reshape(codes.shape)
 

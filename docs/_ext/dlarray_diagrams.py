@@ -595,9 +595,26 @@ def draw_import_lifetime() -> Any:
 
 
 def draw_layers() -> Any:
-    """The layers: namespace and engines, DLArray, storage, C core, peers."""
-    fig, ax = _canvas(PAGE_WIDTH, 10.2, 74, 102)
+    """The layers: the array class, namespace and engines, ArrayBase,
+    storage, C core, peers."""
+    fig, ax = _canvas(PAGE_WIDTH, 11.4, 74, 114)
     body = 9.0
+
+    # The array class on top: its methods call the namespace directly.
+    box(
+        ax,
+        0.5,
+        104.5,
+        73,
+        9,
+        "array",
+        "DLArray, the array class  (_array.py, at the top)",
+        "x + y, x[key], x.to_device(d), round(x), pickle: call the namespace below;"
+        "\nthe C core reads what it calls in Python from this one class, once",
+        title_size=SMALL,
+        body_size=body,
+    )
+    arrow(ax, (24, 104.5), (24, 101.5))
 
     # The namespace: validate, borrow, re-wrap; the engines beside it.
     box(
@@ -658,9 +675,9 @@ def draw_layers() -> Any:
         24,
         26.5,
         "array",
-        "DLArray",
-        "_array.py (Python)\n+ ArrayBase\n(_core/array.c)\n\ndata, byte_offset,\ndevice, dtype,\n"
-        "shape, strides,\nflags, owner",
+        "ArrayBase",
+        "(_core/array.c), the\nC half of DLArray,\nwhich every layer\ntypes against:\n"
+        "data, byte_offset,\ndevice, dtype, shape,\nstrides, flags, owner",
         title_size=TEXT,
         body_size=body,
     )

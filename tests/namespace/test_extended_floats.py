@@ -25,7 +25,7 @@ from dlarray._dtypes import DTYPES_BY_NAME
 from dlarray._engine.numpy_engine import from_numpy
 from dlarray._float_formats import CONVENTIONS, FORMATS, decode, decode_all, format_of
 from dlarray._rules import EXTENDED_FLOATS, EXTENDED_FUNCTIONS, STANDARD_DTYPES
-from dlarray.subbyte import storage_codes
+from dlarray.subbyte import _storage_codes
 
 EXTENDED = [d for d in DTYPES_BY_NAME.values() if d.kind == "extended floating"]
 IDS = [d.name for d in EXTENDED]
@@ -271,7 +271,7 @@ def raw(value):
         if value.dtype.is_subbyte:
             bits = np.from_dlpack(subbyte.to_codes(value))
         else:
-            bits = np.from_dlpack(storage_codes(value))
+            bits = np.from_dlpack(_storage_codes(value))
             if bits.dtype.kind == "f":
                 bits = bits.view(f"u{bits.dtype.itemsize}")
         return value.dtype.name, value.shape, bits.tolist()
