@@ -236,7 +236,13 @@ basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
             bool too_big;
             PyObject *as_int = NULL;
             int64_t extent = self->shape[axis];
-            if (index_item(k, &index, &too_big, &as_int) < 0) {
+            if (PyLong_CheckExact(k)) { /* the common key, without __index__ */
+                int overflow;
+                index = PyLong_AsLongLongAndOverflow(k, &overflow);
+                too_big = overflow != 0;
+                as_int = Py_NewRef(k);
+            }
+            else if (index_item(k, &index, &too_big, &as_int) < 0) {
                 Py_XDECREF(as_int);
                 goto done;
             }
