@@ -11,32 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from linalg_support import arr, close, random
 
 import dlarray as xp
-
-RNG = np.random.default_rng(19)
-
-
-def arr(values, dtype=None):
-    """A dlarray array of ``values`` (host data, built through NumPy)."""
-    return xp.asarray(np.asarray(values, dtype=dtype))
-
-
-def host(x):
-    """A NumPy copy of a dlarray result."""
-    return np.from_dlpack(x).copy()
-
-
-def close(x, expected, dtype, *, rtol=1e-6):
-    assert x.dtype == dtype
-    np.testing.assert_allclose(host(x), expected, rtol=rtol, atol=rtol)
-
-
-def random(shape, dtype="float64"):
-    values = RNG.standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        values = values + 1j * RNG.standard_normal(shape)
-    return values.astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
