@@ -25,8 +25,11 @@ def close(x, expected, dtype, *, rtol=1e-6):
     np.testing.assert_allclose(host(x), expected, rtol=rtol, atol=rtol)
 
 
-def random(shape, dtype="float64"):
-    values = RNG.standard_normal(shape)
+def random(shape, dtype="float64", rng=None):
+    """Random values of ``dtype``, from ``rng`` (default: this module's
+    generator, whose draws depend on which tests ran before)."""
+    rng = RNG if rng is None else rng
+    values = rng.standard_normal(shape)
     if np.dtype(dtype).kind == "c":
-        values = values + 1j * RNG.standard_normal(shape)
+        values = values + 1j * rng.standard_normal(shape)
     return values.astype(dtype)
