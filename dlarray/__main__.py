@@ -11,7 +11,8 @@ the route it took (the C exchange table, or a versioned or legacy capsule),
 whether the values survived, and how long one exchange takes.
 
 Every row is a pair that should work, so any failed row makes the exit
-status 1.  ``--json`` prints the same report as a JSON document.
+status 1.  ``--json`` prints the same report as a JSON document.  ``python -m dlarray
+probe`` is the DLPack referee instead (:mod:`dlarray._probe`).
 
 Memory kinds are rows of :data:`DEVICE_PROBES`; peers are rows of
 :data:`dlarray._peers.PEERS`, which this module reads by its own name
@@ -38,6 +39,7 @@ from typing import Any
 import numpy
 
 import dlarray
+from dlarray import _probe
 from dlarray._cuda.runtime import runtime as cuda_runtime
 from dlarray._peers import PEERS, Peer
 from dlarray._sycl import runtime as sycl_runtime
@@ -526,6 +528,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help=f"timing batches of {BATCH} calls per exchange; fewer is faster and rougher",
     )
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["probe"]:  # the DLPack referee: dlarray/_probe.py
+        return _probe.main(argv[1:])
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")

@@ -6,8 +6,10 @@ its values back to NumPy, which memory kinds and dtypes it has, and where it
 departs from the DLPack specification.  :data:`PEERS` holds one row per
 library.
 
-``python -m dlarray`` (the doctor), the interop suite (``tests/interop``)
-and the peer benchmark (``benchmarks/bench_peers.py``) all read this table,
+``python -m dlarray`` (the doctor), ``python -m dlarray probe`` (the DLPack
+referee, which also reads :data:`SELF`, dlarray's own row), the interop
+suite (``tests/interop``) and the peer benchmark
+(``benchmarks/bench_peers.py``) all read this table,
 so supporting a new library means adding a row here.
 
 Of the libraries only NumPy, dlarray's one dependency, is imported here.  A
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 import dlarray
-from dlarray import subbyte
+from dlarray import abi, subbyte
 
 # ---- dtypes, by name ----
 
@@ -143,6 +145,13 @@ class Peer:
     deviations : callable
         ``deviations(module)``: its known :data:`Deviations`, which may
         depend on the installed version.
+    write_first : callable or None
+        ``write_first(array)``: writes into the array's first element
+        through the peer's own API (the probe's read-only check); None when
+        its arrays are immutable or it has no element access.
+    probe_links : mapping of str to str
+        A case of ``python -m dlarray probe`` (:mod:`dlarray._probe_cases`)
+        -> the upstream issue about the peer's deviation in that case.
     """
 
     name: str
@@ -162,6 +171,8 @@ class Peer:
     negative_steps: bool = True
     indexes: bool = True
     deviations: Callable[[ModuleType], Deviations] = field(default=_no_deviations)
+    write_first: Callable[[Any], None] | None = None
+    probe_links: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -273,6 +284,25 @@ def _numpy_read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
+def _write_first(array: Any) -> None:
+    """Write into the first element by indexing (NumPy, torch, array-api-strict, dlarray)."""
+    array[(0,) * array.ndim] = 7
+
+
+def _dlarray_make(module: ModuleType, host: np.ndarray, device: dlarray.Device) -> Any:
+    return dlarray.asarray(host, device=device, copy=True)
+
+
+def _dlarray_read_only(x: Any) -> Any:
+    view = np.from_dlpack(x)  # the same memory
+    view.flags.writeable = False
+    return dlarray.from_dlpack(view)
+
+
+def _strict_make(xp: ModuleType, host: np.ndarray, device: dlarray.Device) -> Any:
+    return xp.asarray(host.copy())
+
+
 def _dpnp_read_only(array: Any) -> Any:
     array.flags["W"] = False
     return array
@@ -282,6 +312,9 @@ def _dpnp_read_only(array: Any) -> Any:
 
 _NEGATIVE_STRIDES = "https://github.com/pytorch/pytorch/issues/188023"
 _COMPACT_ONLY = "https://github.com/jax-ml/jax/issues/17784"
+_JAX_LEGACY = "https://github.com/jax-ml/jax/issues/20200"
+_NO_READ_ONLY_TENSORS = "https://github.com/data-apis/array-api/issues/191"
+_NOT_BUFFER_ERROR = "https://github.com/data-apis/array-api/issues/887"
 
 
 def _torch_deviations(torch: ModuleType) -> Deviations:
@@ -347,6 +380,9 @@ def _tvm_ffi_deviations(tvm_ffi: ModuleType) -> Deviations:
 
 # ---- the table ----
 
+#: The DLPack 1.3 dtypes NumPy has no type for (without ml_dtypes' registration).
+_NUMPY_LACKS = ("bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES)
+
 SYCL_USM_KINDS = ("sycl", "sycl_shared", "sycl_host")
 CPU_AND_CUDA = ("cpu", "cuda")
 
@@ -363,6 +399,13 @@ PEERS: tuple[Peer, ...] = (
         pointer=lambda a: int(a.__array_interface__["data"][0]),
         to_numpy=lambda a: a,
         mark_read_only=_numpy_read_only,
+        write_first=_write_first,
+        # Other devices raise RuntimeError before NumPy 2.5, BufferError since.
+        probe_links={
+            "device_unknown": "https://github.com/numpy/numpy/pull/30937",
+            "lanes_2": _NOT_BUFFER_ERROR,
+            **{f"dtype_{name}": _NOT_BUFFER_ERROR for name in _NUMPY_LACKS},
+        },
     ),
     Peer(
         "torch",
@@ -379,6 +422,18 @@ PEERS: tuple[Peer, ...] = (
         read_only_import="ignored",
         negative_steps=False,
         deviations=_torch_deviations,
+        write_first=_write_first,
+        probe_links={
+            "negative_strides": _NEGATIVE_STRIDES,
+            "read_only": _NO_READ_ONLY_TENSORS,
+            "byte_offset_0d": "https://github.com/pytorch/pytorch/issues/170432",
+            "byte_offset_1d": "https://github.com/pytorch/pytorch/issues/168177",
+            "byte_offset_nd": "https://github.com/pytorch/pytorch/issues/168177",
+            "device_cuda_host": "https://github.com/pytorch/pytorch/issues/96318",
+            "device_cuda_managed": "https://github.com/pytorch/pytorch/issues/96318",
+            "dtype_float4_e2m1fn": "https://github.com/pytorch/pytorch/issues/148791",
+            "export_dl_device_foreign": _NOT_BUFFER_ERROR,
+        },
     ),
     Peer(
         "jax",
@@ -395,6 +450,20 @@ PEERS: tuple[Peer, ...] = (
         asks_versioned=False,
         read_only_import="refused",
         deviations=_jax_deviations,
+        probe_links={
+            "asks_max_version": _JAX_LEGACY,
+            "export_versioned": _JAX_LEGACY,
+            "export_read_only": _JAX_LEGACY,
+            "negative_strides": "https://github.com/jax-ml/jax/issues/8082",
+            "zero_strides": _COMPACT_ONLY,
+            "non_compact": _COMPACT_ONLY,
+            "transposed": _COMPACT_ONLY,
+            "export_copy_true": _JAX_LEGACY,
+            "newer_major": _JAX_LEGACY,
+            "dtype_float4_e2m1fn": "https://github.com/jax-ml/jax/issues/20200",
+            "device_cuda_host": "https://github.com/jax-ml/jax/issues/22346",
+            "device_cuda_managed": "https://github.com/jax-ml/jax/issues/22346",
+        },
     ),
     Peer(
         "cupy",
@@ -441,7 +510,45 @@ PEERS: tuple[Peer, ...] = (
         read_only_import="ignored",
         indexes=False,
         deviations=_tvm_ffi_deviations,
+        probe_links={
+            "asks_max_version": "https://github.com/apache/tvm-ffi/pull/301",
+            "export_copy_true": "https://github.com/apache/tvm-ffi/pull/301",
+        },
     ),
+    Peer(
+        "array_api_strict",
+        pip="array-api-strict",
+        make={"cpu": _strict_make},
+        consumes=("cpu",),
+        from_dlpack=lambda xp: xp.from_dlpack,
+        consumer_name="array_api_strict.from_dlpack",
+        pointer=abi.data_pointer,
+        to_numpy=np.asarray,
+        write_first=_write_first,
+        # It imports through numpy.from_dlpack, and has no float16.
+        probe_links={
+            "device_unknown": "https://github.com/numpy/numpy/pull/30937",
+            "lanes_2": _NOT_BUFFER_ERROR,
+            **{f"dtype_{name}": _NOT_BUFFER_ERROR for name in _NUMPY_LACKS},
+        },
+    ),
+)
+
+#: dlarray itself as a row, for ``python -m dlarray probe`` (which referees
+#: dlarray as it does the peers); not in :data:`PEERS`, whose rows are
+#: libraries dlarray exchanges with.
+SELF = Peer(
+    "dlarray",
+    pip="dlarray",
+    make={"cpu": _dlarray_make},
+    consumes=("cpu",),
+    from_dlpack=lambda module: module.from_dlpack,
+    consumer_name="dlarray.from_dlpack",
+    pointer=abi.data_pointer,
+    to_numpy=_through_dlarray,
+    dtypes=(*STANDARD_DTYPES, "bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES),
+    mark_read_only=_dlarray_read_only,
+    write_first=_write_first,
 )
 
 

@@ -58,7 +58,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("the array class", ("dlarray._array",)),
-    ("the package", ("dlarray", "dlarray.__main__", "dlarray._peers")),
+    (
+        "the package",
+        ("dlarray", "dlarray.__main__", "dlarray._peers", "dlarray._probe", "dlarray._probe_cases"),
+    ),
 )
 # What a function must never import lazily: dlarray itself (import it at the
 # top; an upward call goes through the array class) and its hard dependency.

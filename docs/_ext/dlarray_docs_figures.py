@@ -10,7 +10,11 @@ A local Sphinx extension (``extensions = ["dlarray_docs_figures"]`` with
   plots of the latest benchmark and conformance results;
 - ``benchmarks_*.md`` and ``conformance_*.md``: Markdown tables and "data
   source" lines, which ``benchmarks.md`` and ``conformance.md`` include
-  with MyST's ``{include}`` directive.
+  with MyST's ``{include}`` directive;
+- ``probe_*.md``: the tables of ``python -m dlarray probe`` in
+  ``interop.md``, always from the committed run ``docs/_data/probe.json``
+  (the pinned peer versions; never a local run, so the page cannot drift
+  from what the tests pin).
 
 Each result is read from ``benchmarks/results/<name>.json`` (the latest
 local run of ``nox -s bench``; ``conformance.json`` there when a
@@ -136,6 +140,8 @@ def build_all(srcdir: Path, root: Path) -> int:
     for name, text in benchmark_fragments(sources).items():
         outputs[name] = text.encode()
     for name, text in conformance_fragments(sources["conformance"]).items():
+        outputs[name] = text.encode()
+    for name, text in probe_fragments(srcdir).items():
         outputs[name] = text.encode()
     return sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
 
@@ -1305,3 +1311,81 @@ if __name__ == "__main__":  # python docs/_ext/dlarray_docs_figures.py: generate
     t0 = time.perf_counter()
     changed = build_all(here, here.parent)
     print(f"{changed} file(s) updated in {here / '_generated'} ({time.perf_counter() - t0:.1f} s)")
+
+
+# ---------------------------------------------------------------- the probe
+
+PROBE = "probe.json"
+
+
+def probe_fragments(srcdir: Path) -> dict[str, str]:
+    """``interop.md``'s probe tables, from ``docs/_data/probe.json``."""
+    path = srcdir / "_data" / PROBE
+    if not path.exists():
+        empty = "*No probe run committed: `docs/_data/probe.json` is missing.*\n"
+        names = ("source", "summary", "deviations", "not_supported", "cases")
+        return {f"probe_{name}.md": empty for name in names}
+    data = _read_json(path)
+    about = _read_json(srcdir / "_data" / SNAPSHOT_MANIFEST).get("probe", {})
+    libraries = data["libraries"]
+    versions = ", ".join(f"{name} {lib.get('version', '?')}" for name, lib in libraries.items())
+    source = (
+        f"- **Probe run**: `docs/_data/probe.json`, taken {about.get('date', '(not recorded)')}"
+        f" at commit {about.get('commit', '?')}: {versions}; {data['python']} on "
+        f"{data['platform']}; {data['duration_s']} s. {about.get('note', '')}\n"
+    )
+    summary = md_table(
+        ("library", "version", "ok", "deviation", "not supported"),
+        [
+            (name, lib.get("version", "?"), *(lib["summary"][v] for v in _VERDICTS))
+            for name, lib in libraries.items()
+        ],
+        "llrrr",
+    )
+    deviations = _probe_rows(libraries, "deviation")
+    not_supported = _probe_rows(libraries, "not supported")
+    cases = md_table(
+        ("case", "side", "what it feeds or asks", "what the specification says"),
+        [(f"`{c['name']}`", c["role"], c["what"], c["spec"]) for c in data["cases"]],
+    )
+    return {
+        "probe_source.md": source,
+        "probe_summary.md": summary,
+        "probe_deviations.md": md_table(
+            ("library", "cases", "what it does", "the specification", "upstream"), deviations
+        ),
+        "probe_not_supported.md": md_table(
+            ("library", "cases", "what it does"), [row[:3] for row in not_supported]
+        ),
+        "probe_cases.md": cases,
+    }
+
+
+_VERDICTS = ("ok", "deviation", "not supported")
+
+
+def _probe_rows(libraries: dict[str, Any], verdict: str) -> list[tuple[str, ...]]:
+    """One row per library and finding; cases that say the same are one row."""
+    rows: list[list[Any]] = []
+    for name, lib in libraries.items():
+        for r in lib.get("results", []):
+            if r["verdict"] != verdict:
+                continue
+            key = (r["observed"], r["spec"], r["link"])
+            if rows and rows[-1][0] == name and rows[-1][-1] == key:
+                rows[-1][1].append(r["case"])
+            else:
+                rows.append([name, [r["case"]], r, key])
+    out = []
+    for name, cases, r, _ in rows:
+        link = r["link"] or ""
+        shown = f"[{link.split('github.com/')[-1]}]({link})" if link else ""
+        names = ", ".join(f"`{c}`" for c in cases)
+        out.append(
+            (f"{name} {lib_version(libraries, name)}", names, r["observed"], r["spec"], shown)
+        )
+    return out
+
+
+def lib_version(libraries: dict[str, Any], name: str) -> str:
+    return str(libraries[name].get("version", ""))
