@@ -159,7 +159,7 @@ static int array_free_count;
 static DLAArrayObject *
 array_alloc(void)
 {
-    if (array_free_count == 0) {
+    if (!DLA_FREELISTS || array_free_count == 0) {
         return (DLAArrayObject *)dla_state.array_type->tp_alloc(dla_state.array_type, 0);
     }
     DLAArrayObject *a = array_freelist[--array_free_count];
@@ -192,7 +192,8 @@ registered_array_dealloc(DLAArrayObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     array_release_fields(self);
-    if (type == dla_state.array_type && array_free_count < ARRAY_FREELIST_SIZE) {
+    if (DLA_FREELISTS && type == dla_state.array_type &&
+        array_free_count < ARRAY_FREELIST_SIZE) {
         array_freelist[array_free_count++] = self;
     }
     else {
@@ -355,6 +356,41 @@ get_ndim(DLAArrayObject *self, void *c)
     return PyLong_FromLong(self->ndim);
 }
 
+PyObject *
+dla_array_get_engine_view(DLAArrayObject *a)
+{
+    PyObject *view;
+    Py_BEGIN_CRITICAL_SECTION(a);
+    view = Py_XNewRef(a->engine_view);
+    Py_END_CRITICAL_SECTION();
+    return view;
+}
+
+void
+dla_array_set_engine_view(DLAArrayObject *a, PyObject *view)
+{
+    PyObject *replaced;
+    Py_BEGIN_CRITICAL_SECTION(a);
+    replaced = a->engine_view;
+    a->engine_view = Py_XNewRef(view);
+    Py_END_CRITICAL_SECTION();
+    Py_XDECREF(replaced); /* outside the section: its death may run Python */
+}
+
+static PyObject *
+get_engine_view(DLAArrayObject *self, void *c)
+{
+    PyObject *view = dla_array_get_engine_view(self);
+    return view != NULL ? view : Py_NewRef(Py_None);
+}
+
+static int
+set_engine_view(DLAArrayObject *self, PyObject *value, void *c)
+{
+    dla_array_set_engine_view(self, value == Py_None ? NULL : value);
+    return 0;
+}
+
 /* The number of elements: checked to fit in int64 when the array was made. */
 static PyObject *
 get_size(DLAArrayObject *self, void *c)
@@ -481,6 +517,8 @@ static PyGetSetDef array_getset[] = {
     {"_readonly", (getter)get_readonly, NULL, "True if writes are refused.", NULL},
     {"_padded", (getter)get_padded, NULL,
      "True if sub-byte elements take a byte each.", NULL},
+    {"_engine_view", (getter)get_engine_view, (setter)set_engine_view,
+     "The compute engine's cached zero-copy view of this array (or None).", NULL},
     {"_owner", (getter)get_owner, NULL,
      "The object keeping the memory alive.", NULL},
     {NULL},
@@ -736,8 +774,6 @@ static PyMethodDef array_methods[] = {
 };
 
 static PyMemberDef array_members[] = {
-    {"_engine_view", T_OBJECT, offsetof(DLAArrayObject, engine_view), 0,
-     "The compute engine's cached zero-copy view of this array (or None)."},
     {NULL},
 };
 

@@ -95,8 +95,9 @@ check_borrowed(const DLTensor *t)
 static void *
 take_from_capsule(PyObject *capsule, bool *versioned)
 {
-    void *managed = dla_capsule_tensor(capsule, versioned);
-    if (managed == NULL || dla_capsule_take(capsule, *versioned) < 0) {
+    const char *name;
+    void *managed = dla_capsule_claim(capsule, versioned, &name);
+    if (managed == NULL) {
         return NULL;
     }
     if (*versioned && dla_refuse_other_major(managed) < 0) {

@@ -71,6 +71,23 @@ dla_this_thread_holds_gil(void)
 #endif
 }
 
+/* Free-threaded CPython (3.13t and later): no GIL serialises the core's
+ * small caches of dead objects (the array and import freelists, the export
+ * block pool), so they are left out there, and CPython's allocator (which
+ * keeps per-thread pages) does their work; docs/design.md, "Threads". */
+#ifdef Py_GIL_DISABLED
+#define DLA_FREELISTS 0
+#else
+#define DLA_FREELISTS 1
+#endif
+
+/* Per-object critical sections (PEP 703) arrived in 3.13; with the GIL they
+ * are no-ops, and before 3.13 the GIL is all there is. */
+#if PY_VERSION_HEX < 0x030D0000
+#define Py_BEGIN_CRITICAL_SECTION(op) {
+#define Py_END_CRITICAL_SECTION() }
+#endif
+
 /* Keep an exception aside while running code that may raise another. */
 #if PY_VERSION_HEX >= 0x030C0000
 #define DLA_SAVE_EXCEPTION(var) PyObject *var = PyErr_GetRaisedException()
@@ -172,6 +189,8 @@ const DLADTypeEntry *dla_dtype_find(DLDataType dtype);
 /* The row of (code, bits, lanes) in dla_dtype_table, or -1 (no error set):
  * a table lookup, for the fast paths. */
 int dla_dtype_row(DLDataType dtype);
+/* Fills the table dla_dtype_row reads (module.c, once, at import). */
+void dla_dtype_row_init(void);
 PyObject *dla_dtype_table_as_tuple(void);
 
 /* Bits one element occupies in memory: padded sub-byte elements take a
@@ -373,8 +392,6 @@ PyObject *dla_fast_function(PyObject *module, PyObject *args);
 extern PyNumberMethods dla_array_as_number;
 PyObject *dla_array_richcompare(PyObject *self, PyObject *other, int comparison);
 PyObject *dla_register_operators(PyObject *module, PyObject *table);
-/* Releases the registered operator table (dla_state_clear). */
-void dla_operators_clear(void);
 
 /* ---- host_adopt.c ---- */
 /* Whether `type` is NumPy's ndarray (its instances have NumPy's array struct). */
@@ -409,7 +426,14 @@ PyObject *dla_adopt_from_table(DLManagedTensorVersioned *managed);
 /* The tensor in an unconsumed DLPack capsule (still the capsule's), and
  * taking it (renaming the capsule "used_..."). */
 void *dla_capsule_tensor(PyObject *capsule, bool *versioned);
-int dla_capsule_take(PyObject *capsule, bool versioned);
+/* Claiming a capsule's tensor: its name checked and changed to "used_..."
+ * in one step under the capsule's critical section, so that of any number
+ * of threads consuming one capsule exactly one gets the tensor and the
+ * others the "already consumed" ValueError.  NULL with an exception when
+ * there is none to claim; *name is the name it had, for unclaiming: giving
+ * the tensor back to the capsule when the import fails before owning it. */
+void *dla_capsule_claim(PyObject *capsule, bool *versioned, const char **name);
+int dla_capsule_unclaim(PyObject *capsule, const char *name);
 void dla_call_deleter(void *managed, bool versioned);
 /* 0 for a tensor of dlarray's major version; otherwise calls its deleter
  * (the spec's rule) and returns -1 with BufferError set. */
@@ -468,11 +492,13 @@ PyObject *dla_call_memory(PyObject *name, const char *format, ...);
  *
  * Every process-wide object the core holds, in one place: interned strings
  * and constants, and the types and functions dlarray's Python side
- * registers at import.  Each field says who sets it; module.c's
- * dla_state_clear releases them all.  (Freelists, the export block pool and
- * the exchange-table cache are caches private to their files.) */
+ * registers at import.  Each field says who sets it.  All are set before
+ * `import dlarray` returns and only read afterwards, so threads share them
+ * without locks; they live as long as the process.  (Freelists, the export
+ * block pool and the exchange-table cache are caches private to their
+ * files; docs/design.md, "Threads", says what protects each.) */
 typedef struct {
-    /* -- interned strings and constants: PyInit__core (module.c) -- */
+    /* -- interned strings and constants: the first exec (module.c) -- */
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *str_host_access;        /* "_prepare_host_access" (buffer.c) */
@@ -546,7 +572,6 @@ typedef struct {
 } DLAModuleState;
 extern DLAModuleState dla_state;
 /* Releases every reference dla_state holds (module.c's m_free). */
-void dla_state_clear(void);
 
 /* Whether `type` is the host engine's array type (numpy.ndarray), whose
  * memory is always on the host and whose __dlpack_device__ need not be
@@ -557,18 +582,26 @@ dla_is_host_engine_type(PyTypeObject *type)
     return dla_state.engine_array_type != NULL && type == dla_state.engine_array_type;
 }
 
-/* The host engine's view of an array (borrowed), or NULL (no error set)
- * when it has none: no view yet, no engine registered, or the view of
+/* An array's cached engine view (a new reference, or NULL without an
+ * exception), and replacing it.  Threads may share an array, so the slot is
+ * read and written under the array's critical section (free-threaded
+ * CPython; with the GIL, the GIL): a reader holds its own reference before
+ * another thread can drop the view it replaced. */
+PyObject *dla_array_get_engine_view(DLAArrayObject *a);
+void dla_array_set_engine_view(DLAArrayObject *a, PyObject *view);
+
+/* The host engine's view of an array (a new reference), or NULL (no error
+ * set) when it has none: no view yet, no engine registered, or the view of
  * another engine (CuPy, dpnp, the views of managed memory), whose reads go
  * through the Python layer that orders them after pending GPU work and
  * runs them on the array's device. */
 static inline PyObject *
 dla_engine_view(PyObject *array)
 {
-    PyObject *view = ((DLAArrayObject *)array)->engine_view;
-    if (view == NULL || dla_state.engine_array_type == NULL ||
-        Py_TYPE(view) != dla_state.engine_array_type) {
-        return NULL;
+    PyObject *view = dla_array_get_engine_view((DLAArrayObject *)array);
+    if (view != NULL && (dla_state.engine_array_type == NULL ||
+                         Py_TYPE(view) != dla_state.engine_array_type)) {
+        Py_CLEAR(view);
     }
     return view;
 }

@@ -52,21 +52,23 @@ const Py_ssize_t dla_dtype_table_len =
 
 /* The row of each (code, bits), for dla_dtype_row: rows + 1, 0 for none.
  * Every code and width in the table fits (codes < 32, bits <= 128); filled
- * from the table on first use, so the table stays the one fact. */
+ * from the table once, at import, so the table stays the one fact and no
+ * thread ever reads it half filled. */
 #define ROW_CODES 32
 #define ROW_BITS 129
 static int8_t row_of[ROW_CODES][ROW_BITS];
-static bool row_of_filled;
+
+void
+dla_dtype_row_init(void)
+{
+    for (Py_ssize_t i = 0; i < dla_dtype_table_len; i++) {
+        row_of[dla_dtype_table[i].code][dla_dtype_table[i].bits] = (int8_t)(i + 1);
+    }
+}
 
 int
 dla_dtype_row(DLDataType dtype)
 {
-    if (!row_of_filled) {
-        for (Py_ssize_t i = 0; i < dla_dtype_table_len; i++) {
-            row_of[dla_dtype_table[i].code][dla_dtype_table[i].bits] = (int8_t)(i + 1);
-        }
-        row_of_filled = true;
-    }
     if (dtype.lanes != 1 || dtype.code >= ROW_CODES || dtype.bits >= ROW_BITS) {
         return -1;
     }

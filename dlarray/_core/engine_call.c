@@ -184,8 +184,7 @@ dla_engine_adopt(PyObject *module, PyObject *result)
         PyErr_Clear();
         return PyObject_CallOneArg(dla_state.engine_fallback_wrap, result);
     }
-    DLAArrayObject *a = (DLAArrayObject *)array;
-    Py_XSETREF(a->engine_view, Py_NewRef(result));
+    dla_array_set_engine_view((DLAArrayObject *)array, result);
     return array;
 }
 
@@ -270,24 +269,25 @@ takes_scalar(PyObject *kernel, PyObject *value, PyObject *dtype)
     return ok;
 }
 
-/* The host engine's view of host array `a` (borrowed), made by the
+/* The host engine's view of host array `a` (a new reference), made by the
  * registered Python viewer (which caches it on `a`) when `a` has none yet:
  * a fresh view such as x[0] computes here from its first operation.  NULL
  * without an exception when `a` is not the host engine's to compute on. */
 static PyObject *
 host_engine_view(DLAArrayObject *a)
 {
-    if (a->engine_view == NULL && a->device.device_type == kDLCPU &&
-        dla_state.engine_make_view != NULL) {
-        PyObject *view = PyObject_CallOneArg(dla_state.engine_make_view, (PyObject *)a);
+    PyObject *view = dla_array_get_engine_view(a);
+    if (view == NULL && a->device.device_type == kDLCPU && dla_state.engine_make_view != NULL) {
+        view = PyObject_CallOneArg(dla_state.engine_make_view, (PyObject *)a);
         if (view == NULL) {
             PyErr_Clear(); /* the general path raises it again, with its context */
             return NULL;
         }
-        Py_DECREF(view); /* a->engine_view holds it now */
     }
-    PyObject *view = a->engine_view;
-    return view != NULL && Py_TYPE(view) == dla_state.engine_array_type ? view : NULL;
+    if (view != NULL && Py_TYPE(view) != dla_state.engine_array_type) {
+        Py_CLEAR(view);
+    }
+    return view;
 }
 
 uint64_t
@@ -380,14 +380,17 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
     /* The kernels given here are the host engine's (NumPy's ufuncs); any
      * other engine's array takes the general path, which computes through
      * that engine's own namespace. */
-    PyObject *args[2];
+    PyObject *args[2] = {NULL, NULL}; /* new references */
     for (Py_ssize_t i = 0; i < n; i++) {
-        args[i] = i == scalar_at ? xs[i] : host_engine_view((DLAArrayObject *)xs[i]);
+        args[i] = i == scalar_at ? Py_NewRef(xs[i]) : host_engine_view((DLAArrayObject *)xs[i]);
         if (args[i] == NULL) {
+            Py_XDECREF(args[0]);
             Py_RETURN_NONE;
         }
     }
     PyObject *result = call_quietly(kernel, args, n, NULL);
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
     if (result == NULL) {
         /* A ValueError (shapes that do not broadcast, a value the engine
          * refuses) is the general path's to report, in dlarray's words: the

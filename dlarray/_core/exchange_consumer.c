@@ -51,9 +51,36 @@ typedef struct {
      * descriptor is held by `gradient_descriptor` (strong). */
     PyObject *gradient_descriptor;
     const PyGetSetDef *gradient_getset;
+#ifdef Py_GIL_DISABLED
+    PyMutex lock; /* free-threaded CPython: guards this slot's fields */
+#endif
 } TableCacheEntry;
 
+/* Shared by every thread.  With the GIL, the GIL guards it; free-threaded,
+ * each slot has its own lock, held only to copy a slot in or out (never
+ * while calling Python), so exchanges of different types never wait for
+ * each other and those of one type wait a few instructions at most. */
 static TableCacheEntry table_cache[TABLE_CACHE_SIZE];
+
+static inline void
+slot_lock(TableCacheEntry *slot)
+{
+#ifdef Py_GIL_DISABLED
+    PyMutex_Lock(&slot->lock);
+#else
+    (void)slot;
+#endif
+}
+
+static inline void
+slot_unlock(TableCacheEntry *slot)
+{
+#ifdef Py_GIL_DISABLED
+    PyMutex_Unlock(&slot->lock);
+#else
+    (void)slot;
+#endif
+}
 
 static const DLPackExchangeAPI *
 usable_version(const DLPackExchangeAPIHeader *header)
@@ -147,8 +174,12 @@ const DLPackExchangeAPI *
 dla_exchange_api_of(PyTypeObject *type)
 {
     TableCacheEntry *slot = cache_slot(type);
-    if (slot_is_current(slot, type)) {
-        return slot->api;
+    slot_lock(slot);
+    bool current = slot_is_current(slot, type);
+    const DLPackExchangeAPI *cached = slot->api;
+    slot_unlock(slot);
+    if (current) {
+        return cached;
     }
     const DLPackExchangeAPIHeader *header;
     if (find_table(type, &header) < 0) {
@@ -171,15 +202,19 @@ dla_exchange_api_of(PyTypeObject *type)
     PyUnstable_Type_AssignVersionTag(type);
 #endif
     if (type->tp_version_tag != 0) {
+        Py_INCREF(type);
+        Py_XINCREF(gradients);
+        slot_lock(slot);
         PyTypeObject *evicted = slot->type;
-        slot->type = (PyTypeObject *)Py_NewRef(type);
+        PyObject *evicted_descriptor = slot->gradient_descriptor;
+        slot->type = type;
         slot->version_tag = type->tp_version_tag;
         slot->api = api;
         slot->tracks_gradients = tracks_gradients;
-        PyObject *evicted_descriptor = slot->gradient_descriptor;
-        slot->gradient_descriptor = Py_XNewRef(gradients);
+        slot->gradient_descriptor = gradients;
         slot->gradient_getset = getset;
-        Py_XDECREF(evicted_descriptor);
+        slot_unlock(slot);
+        Py_XDECREF(evicted_descriptor); /* outside the lock: may run Python */
         Py_XDECREF(evicted);
     }
     Py_XDECREF(gradients);
@@ -251,13 +286,16 @@ requires_grad(PyObject *x)
 {
     PyTypeObject *type = Py_TYPE(x);
     TableCacheEntry *slot = cache_slot(type);
+    slot_lock(slot);
     bool cached = slot_is_current(slot, type);
-    if (cached && !slot->tracks_gradients) {
+    bool tracks_gradients = slot->tracks_gradients;
+    const PyGetSetDef *getset = slot->gradient_getset; /* static data of x's type */
+    slot_unlock(slot);
+    if (cached && !tracks_gradients) {
         return 0;
     }
-    PyObject *flag = cached && slot->gradient_getset != NULL
-                         ? slot->gradient_getset->get(x, slot->gradient_getset->closure)
-                         : PyObject_GetAttr(x, dla_state.str_requires_grad);
+    PyObject *flag = cached && getset != NULL ? getset->get(x, getset->closure)
+                                              : PyObject_GetAttr(x, dla_state.str_requires_grad);
     if (flag == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();

@@ -38,7 +38,7 @@ block_alloc(size_t body)
 {
     bool pooled = body <= POOLED_BODY;
     BlockPrefix *prefix;
-    if (pooled && block_pool_count > 0) {
+    if (DLA_FREELISTS && pooled && block_pool_count > 0) {
         prefix = block_pool[--block_pool_count];
     }
     else {
@@ -57,7 +57,7 @@ static void
 block_free(void *body)
 {
     BlockPrefix *prefix = (BlockPrefix *)body - 1;
-    if (prefix->pooled && block_pool_count < POOL_CAPACITY) {
+    if (DLA_FREELISTS && prefix->pooled && block_pool_count < POOL_CAPACITY) {
         block_pool[block_pool_count++] = prefix;
     }
     else {
@@ -77,7 +77,11 @@ release_export(void *block, PyObject *manager_ctx)
      * proves the interpreter is alive; taking the GIL again would cost two
      * thread-local lookups per export.  A thread without it (PyTorch's
      * deleters, a consumer's own C thread) must take it: the reference
-     * count and the block pool are guarded by the GIL alone. */
+     * count and the block pool are guarded by the GIL alone.  Free-threaded
+     * CPython has no GIL but the same rule: a reference count may be
+     * dropped only by a thread with an attached thread state, which
+     * PyGILState_Ensure attaches (skipping it there crashed tvm-ffi,
+     * apache/tvm-ffi#529). */
     if (dla_this_thread_holds_gil()) {
         Py_XDECREF(manager_ctx);
         block_free(block);

@@ -73,7 +73,7 @@ static int imported_free_count;
 static DLAImportedTensorObject *
 imported_new(void)
 {
-    if (imported_free_count > 0) {
+    if (DLA_FREELISTS && imported_free_count > 0) {
         DLAImportedTensorObject *self = imported_freelist[--imported_free_count];
         return (DLAImportedTensorObject *)PyObject_Init((PyObject *)self,
                                                         &DLAImportedTensor_Type);
@@ -89,7 +89,7 @@ imported_dealloc(DLAImportedTensorObject *self)
         self->managed = NULL;
     }
     Py_CLEAR(self->assigned_device);
-    if (imported_free_count < IMPORTED_FREELIST_SIZE) {
+    if (DLA_FREELISTS && imported_free_count < IMPORTED_FREELIST_SIZE) {
         imported_freelist[imported_free_count++] = self;
         return;
     }
@@ -432,38 +432,55 @@ dla_capsule_tensor(PyObject *capsule, bool *versioned)
     return NULL;
 }
 
-int
-dla_capsule_take(PyObject *capsule, bool versioned)
+void *
+dla_capsule_claim(PyObject *capsule, bool *versioned, const char **name)
 {
-    return PyCapsule_SetName(capsule, versioned ? "used_dltensor_versioned"
-                                                : "used_dltensor");
+    void *managed;
+    Py_BEGIN_CRITICAL_SECTION(capsule);
+    *name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
+    managed = dla_capsule_tensor(capsule, versioned);
+    if (managed != NULL &&
+        PyCapsule_SetName(capsule, *versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
+        managed = NULL;
+    }
+    Py_END_CRITICAL_SECTION();
+    return managed;
+}
+
+int
+dla_capsule_unclaim(PyObject *capsule, const char *name)
+{
+    int rc;
+    Py_BEGIN_CRITICAL_SECTION(capsule);
+    rc = PyCapsule_SetName(capsule, name);
+    Py_END_CRITICAL_SECTION();
+    return rc;
 }
 
 PyObject *
 dla_consume_capsule(PyObject *module, PyObject *capsule)
 {
     bool versioned;
-    void *managed = dla_capsule_tensor(capsule, &versioned);
+    const char *name;
+    void *managed = dla_capsule_claim(capsule, &versioned, &name);
     if (managed == NULL) {
         return NULL;
     }
     if (versioned &&
         ((DLManagedTensorVersioned *)managed)->version.major != DLPACK_MAJOR_VERSION) {
-        /* The spec says to call the deleter, so the capsule is ours. */
-        if (dla_capsule_take(capsule, true) < 0) {
-            return NULL;
-        }
+        /* The spec says to call the deleter: the tensor is ours now. */
         dla_refuse_other_major(managed);
         return NULL;
     }
-    /* Everything that can fail happens while the capsule still owns the
-     * tensor, so on every error path its destructor remains responsible. */
+    /* Everything that can fail happens before the array owns the tensor;
+     * a failure gives the tensor back to the capsule, whose destructor
+     * stays responsible (and the error is the import's). */
     PyObject *array = prepare_import(managed, versioned);
     if (array == NULL) {
-        return NULL;
-    }
-    if (dla_capsule_take(capsule, versioned) < 0) {
-        Py_DECREF(array);
+        DLA_SAVE_EXCEPTION(failed);
+        dla_capsule_unclaim(capsule, name);
+        PyErr_Clear();
+        DLA_RESTORE_EXCEPTION(failed);
         return NULL;
     }
     commit_import(array, managed);

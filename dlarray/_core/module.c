@@ -6,56 +6,6 @@
 
 DLAModuleState dla_state = {.array_type = &DLAArrayBase_Type};
 
-void
-dla_state_clear(void)
-{
-    Py_CLEAR(dla_state.str_dlpack_copy);
-    Py_CLEAR(dla_state.str_dlpack_stream);
-    Py_CLEAR(dla_state.str_host_access);
-    Py_CLEAR(dla_state.str_requires_grad);
-    Py_CLEAR(dla_state.kw_stream);
-    Py_CLEAR(dla_state.kw_max_version);
-    Py_CLEAR(dla_state.kw_dl_device);
-    Py_CLEAR(dla_state.kw_copy);
-    Py_CLEAR(dla_state.kw_device);
-    Py_CLEAR(dla_state.str_dunder_dlpack);
-    Py_CLEAR(dla_state.str_dunder_dlpack_device);
-    Py_CLEAR(dla_state.str_keyword);
-    Py_CLEAR(dla_state.str_getitem_general);
-    Py_CLEAR(dla_state.str_exchange_api);
-    Py_CLEAR(dla_state.str_exchange_api_12);
-    Py_CLEAR(dla_state.str_quiet_context);
-    Py_CLEAR(dla_state.max_version);
-    Py_CLEAR(dla_state.kwnames_stream_max_version);
-    Py_CLEAR(dla_state.kwnames_max_version);
-    Py_CLEAR(dla_state.kwnames_stream);
-    if (dla_state.array_type != &DLAArrayBase_Type) {
-        PyTypeObject *registered = dla_state.array_type;
-        dla_state.array_type = &DLAArrayBase_Type;
-        Py_DECREF(registered);
-    }
-    Py_CLEAR(dla_state.dtype_objects);
-    Py_CLEAR(dla_state.cpu_device);
-    Py_CLEAR(dla_state.device_factory);
-    Py_CLEAR(dla_state.general_from_dlpack);
-    Py_CLEAR(dla_state.memory);
-    Py_CLEAR(dla_state.str_consumer_stream);
-    Py_CLEAR(dla_state.str_work_stream);
-    Py_CLEAR(dla_state.str_allocate);
-    Py_CLEAR(dla_state.str_order_import);
-    Py_CLEAR(dla_state.str_check_import);
-    Py_CLEAR(dla_state.str_operator);
-    Py_CLEAR(dla_state.engine_array_type);
-    dla_state.engine_is_numpy = false;
-    Py_CLEAR(dla_state.engine_error_state_var);
-    Py_CLEAR(dla_state.engine_quiet_value);
-    Py_CLEAR(dla_state.engine_fallback_wrap);
-    Py_CLEAR(dla_state.engine_make_view);
-    Py_CLEAR(dla_state.engine_scalar_kernel_type);
-    Py_CLEAR(dla_state.engine_scalar_joins);
-    dla_operators_clear();
-}
-
 /* new_array(owner, data, byte_offset, shape, strides, dtype, device, flags)
  * -- wrap memory the caller has already allocated and checked. */
 static PyObject *
@@ -423,57 +373,25 @@ static PyMethodDef module_methods[] = {
     {NULL},
 };
 
-/* One interpreter only: the main one.
+/* One interpreter only: the main one; any number of threads, with or
+ * without the GIL.
  *
- * The core keeps process-wide state -- the freelists, the export block
- * pool, the exchange-table cache holding types, the registered array class
- * and dtype objects, the engines -- all of them objects of the interpreter
- * that imported it.  Sharing them with another interpreter would hand that
- * interpreter dead or foreign objects, so every sub-interpreter is refused
- * with ImportError, before any state is touched:
- *   - isolated ones (3.12+, own GIL): CPython itself refuses a single-phase
- *     module there;
- *   - legacy ones (any version): PyInit__core checks the interpreter.
- * m_size is 0, not -1, so that CPython calls PyInit__core again in each
- * interpreter rather than copying the first one's module dict into it
- * (which would skip the check); the main interpreter's second import gets
- * its first module back.  docs/design.md has the plan for supporting
- * sub-interpreters and free-threaded CPython properly. */
-/* Releases the module state with the module.  The core keeps its one
- * module for the main interpreter's later imports (below), so this runs
- * only if that reference is ever dropped; it is the one place that lists
- * every reference dla_state holds. */
-static void
-core_module_free(void *module)
-{
-    dla_state_clear();
-}
-
-static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "dlarray._core",
-    .m_doc = "The C core of dlarray: DLPack ABI, capsules, array memory.",
-    .m_size = 0,
-    .m_methods = module_methods,
-    .m_free = core_module_free,
-};
-
-static PyObject *main_interpreter_module; /* the one module, once made */
-
-static int
-refuse_sub_interpreter(void)
-{
-    if (PyInterpreterState_Get() == PyInterpreterState_Main()) {
-        return 0;
-    }
-    PyErr_SetString(PyExc_ImportError,
-                    "dlarray._core cannot be imported in a sub-interpreter: its "
-                    "state (freelists, caches, the array class) is process-wide "
-                    "and belongs to the main interpreter. Import dlarray in the "
-                    "main interpreter (see docs/design.md, 'Interpreters and "
-                    "threads')");
-    return -1;
-}
+ * The core keeps process-wide state -- the registered array class and
+ * dtype objects, the engine, the operators, the interned names, the caches
+ * -- all of them objects of the interpreter that imported it.  Sharing them
+ * with another interpreter would hand that interpreter dead or foreign
+ * objects, so every sub-interpreter is refused with ImportError, before any
+ * state is touched:
+ *   - isolated ones (3.12+, own GIL): CPython refuses them, from the slot
+ *     Py_mod_multiple_interpreters below;
+ *   - legacy ones (any version): core_exec checks the interpreter.
+ * Multi-phase initialisation (PEP 489) lets the module declare, from 3.13,
+ * that it runs without the GIL (Py_mod_gil): docs/design.md, "Threads",
+ * says what protects each shared structure.  The process-wide state is
+ * made once, by the first exec; a module made again in the main
+ * interpreter (after `del sys.modules[...]`) shares it, so no module's
+ * death may release it: it lives as long as the process. */
+static int refuse_sub_interpreter(void);
 
 static int
 add_int(PyObject *m, const char *name, long long value)
@@ -486,18 +404,19 @@ add_int(PyObject *m, const char *name, long long value)
     return 0;
 }
 
-PyMODINIT_FUNC
-PyInit__core(void)
+/* The process-wide state, made by the first exec (the import lock keeps
+ * two execs of this module from running at once). */
+static bool process_state_ready;
+
+static int
+make_process_state(void)
 {
-    if (refuse_sub_interpreter() < 0) {
-        return NULL;
-    }
-    if (main_interpreter_module != NULL) {
-        return Py_NewRef(main_interpreter_module);
+    if (process_state_ready) {
+        return 0;
     }
     if (PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
         PyType_Ready(&DLAImportedTensor_Type) < 0 || PyType_Ready(&DLAFastFunction_Type) < 0) {
-        return NULL;
+        return -1;
     }
     dla_state.str_dlpack_copy = PyUnicode_InternFromString("_dlpack_copy");
     dla_state.str_dlpack_stream = PyUnicode_InternFromString("_dlpack_check_stream");
@@ -524,11 +443,11 @@ PyInit__core(void)
     if (!dla_state.str_consumer_stream || !dla_state.str_work_stream ||
         !dla_state.str_allocate || !dla_state.str_order_import ||
         !dla_state.str_check_import || !dla_state.str_operator) {
-        return NULL;
+        return -1;
     }
     if (!dla_state.str_exchange_api || !dla_state.str_exchange_api_12 ||
         dla_add_exchange_api_attributes(&DLAArrayBase_Type) < 0) {
-        return NULL;
+        return -1;
     }
     dla_state.max_version = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
     dla_state.kwnames_stream_max_version =
@@ -544,11 +463,18 @@ PyInit__core(void)
         !dla_state.str_host_access || !dla_state.str_requires_grad ||
         !dla_state.kw_stream || !dla_state.kw_max_version ||
         !dla_state.kw_dl_device || !dla_state.kw_copy || !dla_state.kw_device) {
-        return NULL;
+        return -1;
     }
-    PyObject *m = PyModule_Create(&core_module);
-    if (m == NULL) {
-        return NULL;
+    dla_dtype_row_init(); /* filled here, before any thread can read it */
+    process_state_ready = true;
+    return 0;
+}
+
+static int
+core_exec(PyObject *m)
+{
+    if (refuse_sub_interpreter() < 0 || make_process_state() < 0) {
+        return -1;
     }
     if (PyModule_AddType(m, &DLAArrayBase_Type) < 0 ||
         PyModule_AddType(m, &DLAHostBuffer_Type) < 0 ||
@@ -566,9 +492,51 @@ PyInit__core(void)
         PyModule_AddObject(m, "DEVICE_FAMILIES", dla_device_families_as_dict()) < 0 ||
         PyModule_AddObject(m, "MACHINE_WIDE_DEVICE_TYPES", dla_machine_wide_types()) < 0 ||
         PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {
-        Py_DECREF(m);
-        return NULL;
+        return -1;
     }
-    main_interpreter_module = Py_NewRef(m);
-    return m;
+    return 0;
+}
+
+static PyModuleDef_Slot core_slots[] = {
+    {Py_mod_exec, core_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* Legacy sub-interpreters (which share the GIL) reach core_exec, which
+     * refuses them with dlarray's own message; isolated ones are refused
+     * by CPython. */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_NOT_SUPPORTED},
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "dlarray._core",
+    .m_doc = "The C core of dlarray: DLPack ABI, capsules, array memory.",
+    .m_size = 0,
+    .m_methods = module_methods,
+    .m_slots = core_slots,
+};
+
+static int
+refuse_sub_interpreter(void)
+{
+    if (PyInterpreterState_Get() == PyInterpreterState_Main()) {
+        return 0;
+    }
+    PyErr_SetString(PyExc_ImportError,
+                    "dlarray._core cannot be imported in a sub-interpreter: its "
+                    "state (freelists, caches, the array class) is process-wide "
+                    "and belongs to the main interpreter. Import dlarray in the "
+                    "main interpreter (see docs/design.md, 'Interpreters and "
+                    "threads')");
+    return -1;
+}
+
+PyMODINIT_FUNC
+PyInit__core(void)
+{
+    return PyModuleDef_Init(&core_module);
 }

@@ -75,14 +75,6 @@ clear_entry(OperatorEntry *e)
     e->allowed_rows = 0;
 }
 
-void
-dla_operators_clear(void)
-{
-    for (int op = 0; op < OP_COUNT; op++) {
-        clear_entry(&operators[op]);
-    }
-}
-
 /* From DLArray._operator_kernels: {name: (kernel, frozenset of DTypes)}. */
 PyObject *
 dla_register_operators(PyObject *module, PyObject *table)

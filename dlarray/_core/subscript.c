@@ -300,6 +300,8 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             k->device.device_type == self->device.device_type &&
             k->device.device_id == self->device.device_id) {
             PyObject *selected = PyObject_GetItem(view, mask);
+            Py_DECREF(view);
+            Py_DECREF(mask);
             if (selected == NULL) {
                 return NULL;
             }
@@ -307,6 +309,8 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
             Py_DECREF(selected);
             return result;
         }
+        Py_XDECREF(view);
+        Py_XDECREF(mask);
     }
     for (Py_ssize_t i = 0; i < n_items; i++) {
         if (!is_basic_item(items[i])) {
