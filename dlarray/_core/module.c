@@ -500,10 +500,10 @@ core_exec(PyObject *m)
 static PyModuleDef_Slot core_slots[] = {
     {Py_mod_exec, core_exec},
 #if PY_VERSION_HEX >= 0x030C0000
-    /* Legacy sub-interpreters (which share the GIL) reach core_exec, which
-     * refuses them with dlarray's own message; isolated ones are refused
-     * by CPython. */
-    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_NOT_SUPPORTED},
+    /* "Several interpreters, but no per-interpreter GIL": isolated
+     * sub-interpreters are refused by CPython, and legacy ones (which share
+     * the GIL) reach core_exec, which refuses them with dlarray's message. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
 #endif
 #if PY_VERSION_HEX >= 0x030D0000
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},

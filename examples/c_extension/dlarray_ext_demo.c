@@ -655,5 +655,15 @@ PyInit_dlarray_ext_demo(void)
     if (DLArray_ImportCAPI() < 0) {
         return NULL;
     }
-    return PyModule_Create(&module_def);
+    PyObject *m = PyModule_Create(&module_def);
+#ifdef Py_GIL_DISABLED
+    /* Free-threaded CPython: nothing here is shared between threads but
+     * DLArray_API, set once above, under the import lock; dlarray's C API
+     * is safe without the GIL.  So the module says it needs no GIL. */
+    if (m != NULL && PyUnstable_Module_SetGIL(m, Py_MOD_GIL_NOT_USED) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+#endif
+    return m;
 }
