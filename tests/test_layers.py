@@ -55,10 +55,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dlarray.subbyte",
             "dlarray.storage",
             "dlarray.abi",
+            "dlarray._numpy_dispatch",
         ),
     ),
     ("the array class", ("dlarray._array",)),
-    ("the package", ("dlarray", "dlarray.__main__", "dlarray._peers")),
+    ("the package", ("dlarray", "dlarray.__main__", "dlarray._peers", "dlarray.compat")),
 )
 # What a function must never import lazily: dlarray itself (import it at the
 # top; an upward call goes through the array class) and its hard dependency.
