@@ -43,6 +43,7 @@ from dlarray._device import CPU, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import FAST_PATH_ENGINE, call, engine_view, namespace_of, wrap, write
+from dlarray._numpy_dispatch import array_function, array_ufunc, mixing_error
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -66,20 +67,6 @@ _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12"
 _PACKAGE = sys.modules[__name__.rpartition(".")[0]]
 
 
-def _mixing_error(other: object, operator: str) -> TypeError:
-    """The error for an operator between a DLArray and another library's
-    array: the standard leaves mixing out, and a silent conversion could
-    copy or move memory, so the message says how to convert instead."""
-    library = type(other).__module__.split(".")[0]
-    return TypeError(
-        f"unsupported operand for {operator}: a dlarray array and a {library} "
-        f"{type(other).__name__}; dlarray does not mix another library's arrays into its "
-        f"operators.  Convert one side first: dlarray.asarray(other) brings it into "
-        f"dlarray (zero-copy through DLPack where it can), or {library}.from_dlpack(x) "
-        f"takes the dlarray array into {library}"
-    )
-
-
 def _operand(other: Any, scalars: bool, operator: str) -> Any:
     """``other`` as the other operand of a DLArray's operator: a DLArray, a Python
     scalar (instances of subclasses such as ``numpy.float64`` become the
@@ -94,7 +81,7 @@ def _operand(other: Any, scalars: bool, operator: str) -> Any:
             return scalar
     kind = type(other)
     if hasattr(kind, "__dlpack__") or hasattr(kind, "__array__"):
-        raise _mixing_error(other, operator)
+        raise mixing_error(other, operator)
     return NotImplemented
 
 
@@ -480,6 +467,10 @@ def unpickle(
     if dtype.is_subbyte:
         codes = np.frombuffer(payload, dtype=np.uint8).reshape(shape)
         out = subbyte.from_codes(codes, dtype, padded=padded)
+    elif dtype.kind != "extended floating" and not memoryview(payload).readonly:
+        # Protocol 5's out-of-band buffer, writable (what dask.distributed
+        # hands over after receiving the frame): adopted, not copied.
+        out = from_dlpack(np.frombuffer(payload, dtype=dtype.dtype).reshape(shape))
     else:
         out = empty(shape, dtype=dtype)
         target = numpy_engine.to_numpy(_storage_codes(out))
@@ -559,10 +550,12 @@ class DLArray(_core.ArrayBase):
 
     __slots__ = ()
 
-    # NumPy must not treat a DLArray as an object to broadcast elementwise
-    # (x + ndarray would build an object array of DLArrays): make it defer,
-    # so mixing the two raises TypeError.  Convert with dlarray.asarray.
-    __array_ufunc__ = None
+    # NumPy's ufuncs and functions called on DLArrays run dlarray's namespace
+    # on the arrays' own device (NEP 13 and 18; dlarray._numpy_dispatch says
+    # what is covered).  NumPy arrays mixed in raise the operators' mixing
+    # TypeError (ndarray + x is numpy.add): convert with dlarray.asarray.
+    __array_ufunc__ = array_ufunc
+    __array_function__ = array_function
 
     def __dir__(self) -> list[str]:
         # The names of NumPy habits raise on reading: not attributes to list.

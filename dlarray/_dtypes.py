@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+import numpy as np
+
 import dlarray._core as _core
 
 
@@ -100,11 +102,38 @@ class DType:
         """
         return (self.code, self.bits, self.lanes)
 
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """NumPy's dtype of the same name: what ``numpy.dtype(d)`` returns.
+
+        NumPy reads a ``dtype`` attribute of an object it is asked to
+        interpret as a dtype, so engines that normalise dtypes through NumPy
+        (Cubed, Dask) understand dlarray's.  The extended floats resolve
+        only once ml_dtypes, which registers them with NumPy, is imported;
+        until then this raises ``AttributeError`` (and ``numpy.dtype(d)``
+        its own ``TypeError``).
+
+        Examples
+        --------
+        >>> import dlarray, numpy as np
+        >>> np.dtype(dlarray.float64), dlarray.int8.dtype
+        (dtype('float64'), dtype('int8'))
+        """
+        try:
+            return np.dtype(self.name)
+        except TypeError:
+            raise AttributeError(
+                f"NumPy knows no {self.name} dtype until ml_dtypes is imported "
+                f"(pip install ml_dtypes)"
+            ) from None
+
     def __repr__(self) -> str:
         return f"dlarray.{self.name}"
 
-    def __reduce__(self) -> str:
-        return self.name  # dtypes are singletons: pickle by module attribute
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # dtypes are singletons: pickle by name, unpickle to the one object
+        # (engines ship dtypes to worker processes inside their task graphs)
+        return dtype_named, (self.name,)
 
 
 def _build_table() -> tuple[dict[str, DType], dict[tuple[int, int, int], DType]]:
@@ -120,6 +149,11 @@ def _build_table() -> tuple[dict[str, DType], dict[tuple[int, int, int], DType]]
 DTYPES_BY_NAME, DTYPES_BY_DLPACK = _build_table()
 
 
+def dtype_named(name: str) -> DType:
+    """The dtype called ``name`` (what a pickled dtype unpickles through)."""
+    return DTYPES_BY_NAME[name]
+
+
 def dtype_from_dlpack(triple: tuple[int, int, int]) -> DType:
     """The dtype for a DLPack ``(code, bits, lanes)`` triple."""
     try:
@@ -128,15 +162,50 @@ def dtype_from_dlpack(triple: tuple[int, int, int]) -> DType:
         raise BufferError(f"no dlarray dtype for DLPack (code, bits, lanes) = {triple}") from None
 
 
+def dtype_argument(value: object) -> DType | None:
+    """``value`` as a dlarray dtype, or None when it stands for none.
+
+    The one rule for what a dtype argument may be: a :class:`DType`, or, as
+    a documented extension the Array API does not define, a NumPy dtype
+    object or NumPy scalar type (``numpy.dtype("float64")``,
+    ``numpy.float64``) in native byte order whose dtype dlarray also has
+    (the same name).  Engines that normalise dtypes through NumPy (Cubed,
+    Dask) hand those back to the namespace.  Names (``"float64"``) are not
+    dtypes here: :func:`as_dtype` takes them where dlarray does.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dlarray._dtypes import dtype_argument
+    >>> dtype_argument(np.dtype("float32")), dtype_argument(np.int16)
+    (dlarray.float32, dlarray.int16)
+    >>> dtype_argument(np.dtype(">f8")) is None, dtype_argument("float64") is None
+    (True, True)
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, np.dtype):
+        numpy_dtype = value
+    elif isinstance(value, type) and issubclass(value, np.generic):
+        numpy_dtype = np.dtype(value)
+    else:
+        return None
+    if not numpy_dtype.isnative or numpy_dtype.fields is not None:
+        return None
+    return DTYPES_BY_NAME.get(numpy_dtype.name)
+
+
 def as_dtype(dtype: object) -> DType:
-    """Accept a :class:`DType` or a dtype name; raise ``TypeError`` otherwise."""
-    if isinstance(dtype, DType):
-        return dtype
+    """Accept a :class:`DType`, its NumPy equivalent (:func:`dtype_argument`)
+    or a dtype name; raise ``TypeError`` otherwise."""
+    found = dtype_argument(dtype)
+    if found is not None:
+        return found
     if isinstance(dtype, str) and dtype in DTYPES_BY_NAME:
         return DTYPES_BY_NAME[dtype]
     raise TypeError(
-        f"expected a dlarray dtype (e.g. dlarray.float32) or its name, got {dtype!r}; "
-        f"known dtypes: {', '.join(DTYPES_BY_NAME)}"
+        f"expected a dlarray dtype (e.g. dlarray.float32), its name or its NumPy dtype, "
+        f"got {dtype!r}; known dtypes: {', '.join(DTYPES_BY_NAME)}"
     )
 
 

@@ -47,7 +47,7 @@ from typing import Any, Final
 
 from dlarray._core import ArrayBase
 from dlarray._device import CPU, Device
-from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar, dtype_argument
 
 _D = DTYPES_BY_NAME
 
@@ -405,8 +405,8 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     for item in arrays_and_dtypes:
         if isinstance(item, ArrayBase):
             dtypes.append(item.dtype)
-        elif isinstance(item, DType):
-            dtypes.append(item)
+        elif (dtype := dtype_argument(item)) is not None:
+            dtypes.append(dtype)
         elif as_python_scalar(item) is not None:
             scalars.append(as_python_scalar(item))
         else:

@@ -30,7 +30,7 @@ from dlarray._api._linalg_helpers import array_arg, as_dtype, compute, int_arg
 from dlarray._core import ArrayBase
 from dlarray._creation import empty
 from dlarray._device import Device
-from dlarray._dtypes import DType
+from dlarray._dtypes import DType, dtype_argument
 from dlarray._engine.routing import call, engine_view, namespace_of
 from dlarray._rules import CATEGORIES, COMPLEX_OF, DEFAULT_DTYPES, REAL_OF, normalize_axis
 
@@ -426,8 +426,10 @@ def _frequencies(func: str, n: Any, d: Any, dtype: Any, device: Device | None) -
         raise ValueError(f"{func}: the sample spacing d must not be zero")
     if dtype is None:
         dtype = DEFAULT_DTYPES["real floating"]
-    elif not isinstance(dtype, DType) or dtype not in CATEGORIES["real floating"]:
+    elif (wanted := dtype_argument(dtype)) is None or wanted not in CATEGORIES["real floating"]:
         raise TypeError(f"{func}: dtype must be a real floating dlarray dtype, got {dtype!r}")
+    else:
+        dtype = wanted
     # The engine that computes on `device` makes the frequencies there: an
     # empty array on that device names the engine and its device.  They are
     # computed in float64 and rounded once to `dtype`.

@@ -42,7 +42,7 @@ def numpy_reads_the_memory(x):
     a = np.asarray(x)
     a[0, 0] = 10.0
     print("np.asarray(x) shares memory:", float(x[0, 0]) == 10.0)
-    print("NumPy functions on x:", np.percentile(x, 50), np.mean(x))
+    print("NumPy functions on a:", np.percentile(a, 50), "on x (dlarray's):", repr(np.mean(x)))
     m = memoryview(x)
     print("memoryview:", m.format, m.shape, m.strides, "read-only:", m.readonly)
     try:

@@ -113,6 +113,9 @@ _HOW_TO_GET = {
     "sklearn": "nox -s clients (or pip install scikit-learn)",
     "scipy": "nox -s clients (or pip install scipy)",
     "einops": "nox -s clients (or pip install einops)",
+    "cubed": "nox -s distributed (or pip install cubed dask distributed zarr)",
+    "dask": "nox -s distributed (or pip install cubed dask distributed zarr)",
+    "distributed": "nox -s distributed (or pip install cubed dask distributed zarr)",
 }
 _ALIASES = {"pytorch": "torch", "array-api-strict": "array_api_strict",
             "array-api-extra": "array_api_extra", "scikit-learn": "sklearn"}  # fmt: skip

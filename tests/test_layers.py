@@ -55,12 +55,20 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dlarray.subbyte",
             "dlarray.storage",
             "dlarray.abi",
+            "dlarray._numpy_dispatch",
         ),
     ),
     ("the array class", ("dlarray._array",)),
     (
         "the package",
-        ("dlarray", "dlarray.__main__", "dlarray._peers", "dlarray._probe", "dlarray._probe_cases"),
+        (
+            "dlarray",
+            "dlarray.__main__",
+            "dlarray._peers",
+            "dlarray._probe",
+            "dlarray._probe_cases",
+            "dlarray.compat",
+        ),
     ),
 )
 # What a function must never import lazily: dlarray itself (import it at the

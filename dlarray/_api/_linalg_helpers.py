@@ -33,7 +33,7 @@ from typing import Any
 from dlarray._api._operands import binary, unary
 from dlarray._api.manipulation import broadcast_shapes
 from dlarray._core import ArrayBase
-from dlarray._dtypes import DType
+from dlarray._dtypes import DType, dtype_argument
 from dlarray._engine.numpy_engine import quiet
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, default_accumulation_dtype
@@ -205,7 +205,8 @@ def accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     """
     if dtype is None:
         return default_accumulation_dtype(x_dtype)
-    if not isinstance(dtype, DType) or dtype not in CATEGORIES["numeric"]:
+    dtype = dtype_argument(dtype)
+    if dtype is None or dtype not in CATEGORIES["numeric"]:
         raise TypeError(f"{func}: dtype must be a numeric dlarray dtype or None, got {dtype!r}")
     kinds = ("integer", "real floating", "complex floating")
     x_kind = next(i for i, k in enumerate(kinds) if x_dtype in CATEGORIES[k])

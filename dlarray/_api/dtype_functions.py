@@ -21,7 +21,7 @@ from dlarray._api._operands import readable
 from dlarray._core import ArrayBase
 from dlarray._creation import cast
 from dlarray._device import as_device
-from dlarray._dtypes import DType
+from dlarray._dtypes import DType, dtype_argument
 from dlarray._engine.numpy_engine import numpy_dtype
 from dlarray._rules import CATEGORIES, EXTENDED_FLOATS, KINDS, REAL_OF, promote
 from dlarray._rules import result_type as _result_type
@@ -60,8 +60,9 @@ def astype(x: ArrayBase, dtype: DType, /, *, copy: bool = True, device: Any = No
     """
     if not isinstance(x, ArrayBase):
         raise TypeError(f"astype: expected a dlarray array, got {type(x).__name__}")
-    if not isinstance(dtype, DType):
+    if (wanted := dtype_argument(dtype)) is None:
         raise TypeError(f"astype: dtype must be a dlarray dtype, got {dtype!r}")
+    dtype = wanted
     if x.dtype in CATEGORIES["complex floating"] and dtype not in CATEGORIES["complex floating"]:
         raise TypeError(
             f"astype: casting {x.dtype.name} to {dtype.name} would drop the imaginary part; "
@@ -83,8 +84,8 @@ def astype(x: ArrayBase, dtype: DType, /, *, copy: bool = True, device: Any = No
 def _dtype_of(value: Any, func: str) -> DType:
     if isinstance(value, ArrayBase):
         return value.dtype
-    if isinstance(value, DType):
-        return value
+    if (dtype := dtype_argument(value)) is not None:
+        return dtype
     raise TypeError(f"{func}: expected a dlarray dtype or array, got {value!r}")
 
 
@@ -259,12 +260,13 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     >>> xp.isdtype(xp.int8, "integral"), xp.isdtype(xp.float32, ("bool", xp.float64))
     (True, False)
     """
-    if not isinstance(dtype, DType):
+    if (checked := dtype_argument(dtype)) is None:
         raise TypeError(f"isdtype: dtype must be a dlarray dtype, got {dtype!r}")
+    dtype = checked
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
-    if isinstance(kind, DType):
-        return dtype is kind
+    if (kind_dtype := dtype_argument(kind)) is not None:
+        return dtype is kind_dtype
     if isinstance(kind, str):
         try:
             return dtype in KINDS[kind]

@@ -45,7 +45,7 @@ from typing import Any
 from dlarray._api._operands import unary
 from dlarray._core import ArrayBase
 from dlarray._core import engine_unary as fast_unary
-from dlarray._dtypes import DTYPES_BY_NAME, DType
+from dlarray._dtypes import DTYPES_BY_NAME, DType, dtype_argument
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import (
     FAST_PATH_ARRAY_TYPE,
@@ -167,8 +167,9 @@ def _accumulation_dtype(x_dtype: DType, dtype: Any, func: str) -> DType:
     """The result dtype of sum/prod/cumulative_* given the ``dtype`` argument."""
     if dtype is None:
         return default_accumulation_dtype(x_dtype)
-    if not isinstance(dtype, DType):
+    if (wanted := dtype_argument(dtype)) is None:
         raise TypeError(f"{func}: dtype must be a dlarray dtype or None, got {dtype!r}")
+    dtype = wanted
     if dtype not in _NUMERIC:
         raise TypeError(f"{func}: dtype must be a numeric dtype, got {dtype.name}")
     if x_dtype in _COMPLEX and dtype not in _COMPLEX:

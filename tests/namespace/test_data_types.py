@@ -770,3 +770,34 @@ def test_common_device():
     with pytest.raises(ValueError):
         _rules.common_device([OnDevice(xp.Device("cpu", 1)), x], "f")
     assert _rules.common_device([OnDevice(xp.Device("cpu", 1))] * 2, "f") == xp.Device("cpu", 1)
+
+
+# ---- NumPy's dtypes (a documented extension; xp._dtypes.dtype_argument) ----
+
+
+def test_numpy_reads_dlarrays_dtypes():
+    for dtype in xp.dtypes():
+        if dtype.kind != "extended floating":
+            assert np.dtype(dtype) == np.dtype(dtype.name)
+    assert np.dtype(xp.float64) is np.dtype("float64")
+
+
+def test_functions_take_numpy_dtypes_with_a_dlarray_equivalent():
+    assert xp.zeros(2, dtype=np.float32).dtype == xp.float32
+    assert xp.asarray([1, 2], dtype=np.dtype("int8")).dtype == xp.int8
+    assert xp.astype(xp.ones(2), np.int16).dtype == xp.int16
+    assert xp.result_type(np.dtype("float32"), xp.float64) == xp.float64
+    assert xp.isdtype(np.float64, "real floating")
+    assert xp.isdtype(xp.int8, np.int8)
+    assert xp.can_cast(np.int8, np.dtype("int16"))
+    assert xp.sum(xp.ones(3), dtype=np.float32).dtype == xp.float32
+    for refused in (np.dtype(">f8"), np.dtype([("a", "f8")]), np.dtype(object), "float64"):
+        with pytest.raises(TypeError):
+            xp.astype(xp.ones(2), refused)
+
+
+def test_dtypes_pickle_to_the_same_object():
+    import pickle
+
+    for dtype in xp.dtypes():
+        assert pickle.loads(pickle.dumps(dtype)) is dtype

@@ -201,10 +201,12 @@ def test_extended_dtypes_convert_through_ml_dtypes(dtype):
     assert a.astype(np.float32).tolist() == [0.5, 1.0]
 
 
-def test_numpy_functions_see_the_values():
+def test_numpy_functions_run_dlarrays_and_name_the_conversion_otherwise():
     x = dlarray.asarray(np.arange(10.0))
-    assert np.percentile(x, 30) == pytest.approx(2.7)
-    assert np.mean(x) == 4.5
+    assert np.percentile(np.asarray(x), 30) == pytest.approx(2.7)
+    assert isinstance(np.mean(x), dlarray.DLArray) and float(np.mean(x)) == 4.5
+    with pytest.raises(TypeError, match=r"np.asarray\(x\)"):
+        np.percentile(x, 30)
     assert np.asarray(x).shape == (10,)
 
 
