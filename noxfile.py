@@ -14,6 +14,8 @@ nox -s sanitize     the test suite against a core built with AddressSanitizer an
 nox -s fuzz         the hypothesis fuzzer of the consumer and producer (-- --seconds N)
 nox -s threads      the thread soak: mixed exchanges, deleters on foreign C threads
                     (threads_oldest: the same on Python 3.10, where the GIL bug lived)
+nox -s free_threaded the suite, the race tests and the soak on free-threaded CPython
+                    3.13t (../shared/python-ft) with the GIL off throughout
 nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
                     interop(jax), interop(tvm_ffi), interop(dpnp), interop(cupy)
 nox -s clients      real Array API consumers (scikit-learn, SciPy, array-api-extra,
@@ -535,6 +537,87 @@ def threads(session: nox.Session) -> None:
     ``-- --seconds N`` sets the soak's length (default 30).
     """
     _run_thread_soak(session, [*INTEROP_PEERS["torch"], HYPOTHESIS])
+
+
+# Free-threaded CPython: the interpreter the project is given (not on any
+# registry), unpacked once into a cache folder; NumPy publishes cp313t wheels
+# up to 2.4.x.
+FREE_THREADED_TARBALL = ROOT.parent / "shared" / "python-ft" / "python3.13t.tar.xz"
+FREE_THREADED_HOME = pathlib.Path(
+    os.environ.get("DLARRAY_FT_HOME", pathlib.Path.home() / ".cache" / "dlarray-ft")
+)
+FREE_THREADED_DEPS = ["numpy<2.5", "pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.5", "hypothesis"]
+# Any module that turns the GIL back on is an error, not a warning.
+GIL_BACK_ON = "error:The global interpreter lock:RuntimeWarning"
+
+
+def _free_threaded_python(session: nox.Session) -> pathlib.Path | None:
+    """The 3.13t interpreter, unpacked from ../shared/python-ft when needed;
+    None (the session skips, saying why) where the tarball is absent."""
+    python = FREE_THREADED_HOME / "python3.13t" / "bin" / "python3.13t"
+    if not python.exists():
+        if not FREE_THREADED_TARBALL.exists():
+            session.skip(f"no free-threaded CPython: {FREE_THREADED_TARBALL} is not here")
+            return None
+        FREE_THREADED_HOME.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(FREE_THREADED_TARBALL) as archive:
+            archive.extractall(FREE_THREADED_HOME, filter="tar")
+    return python
+
+
+@nox.session(venv_backend="none")
+def free_threaded(session: nox.Session) -> None:
+    """dlarray on free-threaded CPython 3.13t with the GIL off throughout.
+
+    The interpreter comes from ../shared/python-ft (unpacked into
+    ~/.cache/dlarray-ft, or $DLARRAY_FT_HOME); a fresh venv gets NumPy < 2.5
+    and dlarray built from the tree.  Any module that re-enables the GIL
+    fails the run (the RuntimeWarning is an error; PYTHON_GIL is never set).
+    It runs: an import check that the GIL stays off; the default suite; the
+    race tests (tests/threads/test_races.py) with 16 threads x 300 rounds;
+    the deleter-thread regressions and the thread soak (-- --seconds N,
+    default 20); and bench_threads.py with the GIL off and on (-X gil=1)."""
+    python = _free_threaded_python(session)
+    if python is None:
+        return
+    venv = pathlib.Path(session.create_tmp()).resolve() / "ft-venv"
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run(str(python), "-m", "venv", str(venv), external=True)
+    bin_dir = venv / "bin"
+    pip = [str(bin_dir / "python"), "-m", "pip", "install", "--quiet", "--only-binary=:all:"]
+    session.run(*pip, *FREE_THREADED_DEPS, external=True)
+    session.run(*pip[:-1], str(ROOT), external=True)  # dlarray, built for 3.13t
+    seconds, soak_args = _seconds_option(session, "DLARRAY_SOAK_SECONDS", "20")
+    ft_python = [str(bin_dir / "python"), "-W", GIL_BACK_ON]
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run(
+            *ft_python, "-c",
+            "import sys, sysconfig, dlarray, dlarray.fft, dlarray.linalg, dlarray.compat; "
+            "assert sysconfig.get_config_var('Py_GIL_DISABLED'), 'not a free-threaded build'; "
+            "assert not sys._is_gil_enabled(), 'the GIL is on'; "
+            "print('GIL off:', sys.version.split()[0], 'dlarray', dlarray.__version__)",
+            external=True,
+        )  # fmt: skip
+        pytest = [*ft_python, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(ROOT)]
+        session.run(
+            *pytest, str(ROOT / "tests"), "--ignore", str(ROOT / "tests" / "threads"),
+            "--ignore", str(ROOT / "tests" / "fuzz"), "-W", GIL_BACK_ON, *PARALLEL,
+            external=True,
+        )  # fmt: skip
+        session.run(
+            *pytest, str(ROOT / "tests" / "threads"),
+            str(ROOT / "tests" / "package" / "test_hardening.py"), "-W", GIL_BACK_ON, "-rs",
+            *soak_args, external=True,
+            env={
+                "DLARRAY_RACE_THREADS": "16", "DLARRAY_RACE_ROUNDS": "300",
+                "DLARRAY_SOAK_SECONDS": seconds, "DLARRAY_SOAK_THREADS": "8",
+            },
+        )  # fmt: skip
+        # The point of it: exchanges per second on 1, 2... threads, with the
+        # GIL off and with the same interpreter forced to take it.
+        bench = str(ROOT / "benchmarks" / "bench_threads.py")
+        session.run(str(bin_dir / "python"), bench, "--seconds", "1", external=True)
+        session.run(str(bin_dir / "python"), "-X", "gil=1", bench, "--seconds", "1", external=True)
 
 
 @nox.session(python="3.10")

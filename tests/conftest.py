@@ -6,6 +6,7 @@ import gc
 import os
 import re
 import sys
+import sysconfig
 
 import abi
 import pytest
@@ -26,6 +27,22 @@ def pytest_collection_finish(session):
     test can free (a collection took ~0.4 s with SciPy imported)."""
     gc.collect()
     gc.freeze()
+
+
+# Free-threaded CPython (3.13t): the suite runs with the GIL off, and a module
+# that turns it back on (one without Py_mod_gil) must fail the run.
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _the_gil_stays_off():
+    yield
+    if FREE_THREADED and sys._is_gil_enabled():
+        pytest.fail(
+            "the GIL was turned back on during this run: a module imported by a test has not "
+            "declared Py_mod_gil (see the RuntimeWarning CPython printed)",
+            pytrace=False,
+        )
 
 
 @pytest.fixture(autouse=True)

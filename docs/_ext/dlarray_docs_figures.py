@@ -143,6 +143,10 @@ def build_all(srcdir: Path, root: Path) -> int:
         outputs[name] = text.encode()
     for name, text in probe_fragments(srcdir).items():
         outputs[name] = text.encode()
+    threads = _read_json(srcdir / "_data" / "threads.json")
+    with matplotlib.rc_context(RC):
+        outputs["threads.svg"] = svg(plot_threads(threads))
+    outputs["benchmarks_threads.md"] = threads_table(threads).encode()
     return sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
 
 
@@ -1389,3 +1393,49 @@ def _probe_rows(libraries: dict[str, Any], verdict: str) -> list[tuple[str, ...]
 
 def lib_version(libraries: dict[str, Any], name: str) -> str:
     return str(libraries[name].get("version", ""))
+
+
+# ---- threads: exchanges per second, free-threaded against the GIL ----
+
+
+def plot_threads(data: dict[str, Any]) -> Any:
+    """Exchanges per second on 1, 2, ... threads, one group of bars per
+    interpreter (``docs/_data/threads.json``, from bench_threads.py)."""
+    runs = data.get("runs") or {}
+    if not runs:
+        return _no_data("Threads", "no threads.json result")
+    counts = sorted({row["threads"] for run in runs.values() for row in run["rows"]})
+    fig = new_figure(7.4, 2.9)
+    ax = fig.add_axes((0.1, 0.18, 0.62, 0.68))
+    width = 0.8 / len(runs)
+    colours = ("#0072b2", "#e69f00", "#999999")
+    for k, (name, run) in enumerate(runs.items()):
+        rates = {row["threads"]: row["exchanges_per_second"] / 1e6 for row in run["rows"]}
+        xs = [i + (k - (len(runs) - 1) / 2) * width for i, _ in enumerate(counts)]
+        heights = [rates.get(n, 0.0) for n in counts]
+        ax.bar(xs, heights, width=width * 0.92, color=colours[k % len(colours)], label=name)
+        for x, h in zip(xs, heights, strict=True):
+            if h:
+                ax.text(x, h * 1.02, f"{h / rates[counts[0]]:.2f}x", ha="center", fontsize=7.5)
+    ax.set_xticks(range(len(counts)), [f"{n} thread{'s' if n > 1 else ''}" for n in counts])
+    ax.set_ylabel("million exchanges / s", fontsize=8.5)
+    ax.set_title("Exchanges per second, all threads together (above each bar: the speed-up "
+                 "over one thread)", fontsize=9)  # fmt: skip
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    ax.grid(axis="y", color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+    return fig
+
+
+def threads_table(data: dict[str, Any]) -> str:
+    """The numbers behind ``threads.svg``, and where they come from."""
+    runs = data.get("runs") or {}
+    if not runs:
+        return "*No threads run committed: `docs/_data/threads.json` is missing.*\n"
+    rows = [
+        (name, row["threads"], f"{row['exchanges_per_second']:,.0f}", f"{row['speedup']:.2f}x")
+        for name, run in runs.items()
+        for row in run["rows"]
+    ]
+    table = md_table(("interpreter", "threads", "exchanges / s", "speed-up"), rows, "lrrr")
+    return table + f"\n{data.get('note', '')}\n"

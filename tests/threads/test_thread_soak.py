@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 
 import pytest
 import soak_scenarios
@@ -23,6 +24,7 @@ import dlarray
 
 SECONDS = float(os.environ.get("DLARRAY_SOAK_SECONDS", "2"))
 THREADS = int(os.environ.get("DLARRAY_SOAK_THREADS", "8"))
+FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 #: Resident growth allowed between the end of the warm-up and the end of
 #: the soak.  A quiet soak grows well under 1 MiB; leaking one export block
 #: per operation would cost hundreds of MiB in a 30 s soak.
@@ -60,7 +62,12 @@ def soak_and_check(scenario: str, tmp_path, soak_summary) -> None:
     # quarantine keeps freed memory mapped.  Refcounts and weakrefs above
     # still prove nothing leaked there.
     sanitized = os.environ.get("DLARRAY_SANITIZED") == "1"
-    if warm is not None and end is not None and not sanitized:
+    # Free-threaded CPython 3.13 keeps about 4.6 KiB for every C thread that
+    # ever attached a thread state: NumPy's own deleters on fresh C threads
+    # grow RSS exactly as dlarray's do (test_races.py compares the two), so
+    # the scenario that starts thousands of them is not measured here.
+    fresh_c_threads = FREE_THREADED and report["operations"].get("deleter, C thread")
+    if warm is not None and end is not None and not sanitized and not fresh_c_threads:
         assert end - warm < RSS_GROWTH_LIMIT, (
             f"RSS grew {(end - warm) / 2**20:.1f} MiB over the soak "
             f"(limit {RSS_GROWTH_LIMIT >> 20} MiB)"
