@@ -70,9 +70,11 @@ c_contiguous(int32_t ndim, const int64_t *shape, const int64_t *strides)
     return true;
 }
 
-PyObject *
-dla_make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape,
-              const int64_t *strides, int64_t offset_elements)
+/* The rule itself, inlined into x[key]'s path (dla_make_view below is the
+ * same for the other files). */
+static inline PyObject *
+make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape, const int64_t *strides,
+          int64_t offset_elements)
 {
     int64_t offset_bytes;
     if (is_packed_subbyte(self)) {
@@ -117,6 +119,13 @@ dla_make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape,
                                      self->dtype, ndim, shape, strides, self->flags);
 }
 
+PyObject *
+dla_make_view(DLAArrayObject *self, int32_t ndim, const int64_t *shape,
+              const int64_t *strides, int64_t offset_elements)
+{
+    return make_view(self, ndim, shape, strides, offset_elements);
+}
+
 /* An integer item of a key as a C index: an int, or any object with
  * __index__ but a bool (a bool is no index, as for Python's sequences).
  * 0, or -1 with an exception; *too_big when it does not fit in 64 bits. */
@@ -142,7 +151,7 @@ index_item(PyObject *k, long long *index, bool *too_big, PyObject **as_int)
 /* x[key] for a key of basic items (integers, slices, ..., None) given as
  * `items`: a view, computed here and only here (ArrayBase._basic_view gives
  * it to the Python indexing chapter). */
-static PyObject *
+static inline PyObject *
 basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
 {
     int n_ellipsis = 0, n_axes = 0, n_new = 0;
@@ -234,13 +243,12 @@ basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
         else {
             long long index;
             bool too_big;
-            PyObject *as_int = NULL;
+            PyObject *as_int = NULL; /* a new reference, for a key that is no int */
             int64_t extent = self->shape[axis];
             if (PyLong_CheckExact(k)) { /* the common key, without __index__ */
                 int overflow;
                 index = PyLong_AsLongLongAndOverflow(k, &overflow);
                 too_big = overflow != 0;
-                as_int = Py_NewRef(k);
             }
             else if (index_item(k, &index, &too_big, &as_int) < 0) {
                 Py_XDECREF(as_int);
@@ -248,12 +256,12 @@ basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
             }
             if (too_big || index < -extent || index >= extent) {
                 PyErr_Format(PyExc_IndexError,
-                             "index %R is out of bounds for axis %d with size %lld", as_int,
-                             (int)axis, (long long)extent);
-                Py_DECREF(as_int);
+                             "index %R is out of bounds for axis %d with size %lld",
+                             as_int != NULL ? as_int : k, (int)axis, (long long)extent);
+                Py_XDECREF(as_int);
                 goto done;
             }
-            Py_DECREF(as_int);
+            Py_XDECREF(as_int);
             if (index < 0) {
                 index += extent;
             }
@@ -266,7 +274,7 @@ basic_view(DLAArrayObject *self, PyObject *const *items, Py_ssize_t n_items)
             axis++;
         }
     }
-    result = dla_make_view(self, out, shape, strides, offset);
+    result = make_view(self, out, shape, strides, offset);
 done:
     if (shape != stack_dims) {
         PyMem_Free(shape);
