@@ -9,7 +9,7 @@ return a dlarray array, as CuPy does for its arrays.  The array class
 (``dlarray._array``) only points its two protocol attributes at
 :func:`array_ufunc` and :func:`array_function`.
 
-What is covered, and what raises (docs/guide/beyond.md says the same):
+What is covered, and what raises (docs/beyond.md says the same):
 
 - the ufuncs of :data:`UFUNCS` (called directly: ``method="__call__"``),
   and ``reduce`` of :data:`REDUCTIONS` (``np.add.reduce`` is a sum), with
