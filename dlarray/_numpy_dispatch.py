@@ -191,10 +191,39 @@ def _is_default(value: object, default: object) -> bool:
         return False
 
 
+# NumPy's signatures of the C functions that carry none before NumPy 2.3
+# (inspect.signature raises there), as NumPy documents them.
+_P = inspect.Parameter
+_DOCUMENTED_SIGNATURES = {
+    "concatenate": inspect.Signature([
+        _P("arrays", _P.POSITIONAL_ONLY),
+        _P("axis", _P.POSITIONAL_OR_KEYWORD, default=0),
+        _P("out", _P.POSITIONAL_OR_KEYWORD, default=None),
+        _P("dtype", _P.KEYWORD_ONLY, default=None),
+        _P("casting", _P.KEYWORD_ONLY, default="same_kind"),
+    ]),
+    "empty_like": inspect.Signature([
+        _P("prototype", _P.POSITIONAL_ONLY),
+        _P("dtype", _P.POSITIONAL_OR_KEYWORD, default=None),
+        _P("order", _P.POSITIONAL_OR_KEYWORD, default="K"),
+        _P("subok", _P.POSITIONAL_OR_KEYWORD, default=True),
+        _P("shape", _P.POSITIONAL_OR_KEYWORD, default=None),
+        _P("device", _P.KEYWORD_ONLY, default=None),
+    ]),
+}  # fmt: skip
+
+
+def _signature(func: Any) -> inspect.Signature:
+    try:
+        return inspect.signature(func)
+    except ValueError:  # a C function of an older NumPy
+        return _DOCUMENTED_SIGNATURES[func.__name__]
+
+
 def _arguments(func: Any, args: Any, kwargs: Any, used: tuple[str, ...]) -> dict[str, Any]:
     """The arguments of NumPy's ``func`` call by NumPy's parameter names;
     those outside ``used`` must be at their defaults."""
-    signature = inspect.signature(func)
+    signature = _signature(func)
     bound = signature.bind(*args, **kwargs)
     for key, value in bound.arguments.items():
         if key in used:
