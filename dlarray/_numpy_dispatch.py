@@ -17,8 +17,11 @@ What is covered, and what raises (docs/beyond.md says the same):
   inputs cast first); other keywords only at their defaults;
 - the NumPy functions of :data:`FUNCTIONS`, with NumPy's signatures, each
   argument either translated or accepted only at its default;
-- everything else raises ``TypeError`` naming the dlarray function to call,
-  or ``np.asarray(x)`` (zero-copy on the host) to compute with NumPy;
+- any other NumPy function runs NumPy's own implementation, which reads
+  dlarray arrays through ``__array__`` (zero-copy views of host memory; the
+  ``TypeError`` naming ``x.to_device("cpu")`` for device memory) and returns
+  NumPy's result, as before these protocols: libraries written against
+  NumPy (SciPy's statistics, say) keep working;
 - NumPy arrays mixed with dlarray arrays in one call raise the same
   ``TypeError`` as dlarray's operators (``ndarray + x`` is ``np.add``):
   dlarray does not convert another library's arrays behind the caller's back.
@@ -430,11 +433,20 @@ def array_function(x: ArrayBase, func: Any, types: Any, args: Any, kwargs: Any) 
             _refuse_mixing((*args, *kwargs.values()), name)
             raise TypeError(f"{name}: dlarray arrays do not mix with {kind.__name__}")
     run = FUNCTIONS.get(func)
-    if run is None:
+    if run is not None:
+        return run(*args, **kwargs)
+    # A NumPy function dlarray does not run: NumPy's own implementation, as
+    # before these protocols existed (libraries written against NumPy, SciPy's
+    # statistics among them, call such functions on whatever they are given).
+    # It reads dlarray arrays through __array__: zero-copy views of host
+    # memory, and the TypeError naming x.to_device("cpu") for device memory.
+    # The result is NumPy's, computed on the host.
+    implementation = getattr(func, "_implementation", None)
+    if implementation is None:
         raise TypeError(
             f"{name} is not run on dlarray arrays (dlarray runs the NumPy functions "
             f"listed in dlarray._numpy_dispatch.FUNCTIONS); call the namespace's function "
             f"(x.__array_namespace__()), or np.asarray(x) first to compute with NumPy "
             f"(zero-copy on the host)"
         )
-    return run(*args, **kwargs)
+    return implementation(*args, **kwargs)
