@@ -362,7 +362,12 @@ def _attribute(numpy_func: Any, attribute: str) -> Callable[..., Any]:
 def _where(*args: Any, **kwargs: Any) -> Any:
     if len(args) == 1 and not kwargs:
         return NAMESPACE["nonzero"](args[0])
-    return NAMESPACE["where"](*args, **kwargs)
+    condition, x1, x2 = _arguments(np.where, args, kwargs, ("condition", "x", "y")).values()
+    if not isinstance(x1, ArrayBase) and not isinstance(x2, ArrayBase):
+        # np.where(mask, 1, 0): NumPy takes two scalars; the standard wants
+        # an array among them, so the first becomes one (of its Python kind).
+        x1 = NAMESPACE["asarray"](x1, device=condition.device)
+    return NAMESPACE["where"](condition, x1, x2)
 
 
 #: NumPy function -> what runs it on dlarray arrays (NumPy's signature).

@@ -58,6 +58,16 @@ ARRAY_FILL_VALUE = Deviation(
     f"({SPEC}/generated/array_api.full.html); array API route from "
     "https://github.com/scipy/scipy/pull/21216",
 )
+# dlarray answers NumPy's functions on its arrays with dlarray arrays (NEP 18,
+# issue 35), and distance_transform_edt calls an ndarray method on one.
+NDARRAY_METHOD_ON_NUMPY_RESULT = Deviation(
+    AttributeError,
+    "scipy 1.17.1: distance_transform_edt calls np.where(input, 1, 0).astype(np.int8) on the "
+    "array it is given (scipy/ndimage/_morphology.py:2568); NumPy hands np.where on a dlarray "
+    "array to dlarray (NEP 18), whose result, a dlarray array, has no ndarray method astype "
+    "(the standard's is xp.astype)",
+    backends=("dlarray",),
+)
 
 
 SPECIAL: list[Call] = [
@@ -217,7 +227,8 @@ NDIMAGE: list[Call] = [
     call("binary_erosion", ndimage.binary_erosion, BLOBS),
     call("binary_dilation", ndimage.binary_dilation, BLOBS, iterations=2),
     call("binary_fill_holes", ndimage.binary_fill_holes, BLOBS),
-    call("distance_transform_edt", ndimage.distance_transform_edt, BLOBS),
+    call("distance_transform_edt", ndimage.distance_transform_edt, BLOBS,
+         call_deviations=(NDARRAY_METHOD_ON_NUMPY_RESULT,)),
     call("grey_opening", ndimage.grey_opening, IMAGE, size=(3, 3)),
     call("fourier_gaussian", ndimage.fourier_gaussian, np.fft.fft2(IMAGE), 2.0),
 ]

@@ -193,20 +193,22 @@ def test_read_only_arrays_convert_to_read_only_ndarrays():
 def test_extended_dtypes_convert_through_ml_dtypes(dtype):
     ml_dtypes = pytest.importorskip("ml_dtypes", reason="needs ml_dtypes")
     x = dlarray.asarray([0.5, 1.0], dtype=dlarray.float32)
-    y = dlarray.astype(x, dtype) if not dtype.is_subbyte else dlarray.subbyte.pad(
+    y = (
         dlarray.astype(x, dtype)
+        if not dtype.is_subbyte
+        else dlarray.subbyte.pad(dlarray.astype(x, dtype))
     )
     a = np.asarray(y)
     assert a.dtype == np.dtype(getattr(ml_dtypes, dtype.name))
     assert a.astype(np.float32).tolist() == [0.5, 1.0]
 
 
-def test_numpy_functions_run_dlarrays_and_name_the_conversion_otherwise():
+def test_numpy_functions_run_dlarrays_or_numpys_own_on_host_memory():
     x = dlarray.asarray(np.arange(10.0))
-    assert np.percentile(np.asarray(x), 30) == pytest.approx(2.7)
     assert isinstance(np.mean(x), dlarray.DLArray) and float(np.mean(x)) == 4.5
-    with pytest.raises(TypeError, match=r"np.asarray\(x\)"):
-        np.percentile(x, 30)
+    # percentile is not one dlarray runs: NumPy's own, reading x zero-copy,
+    # with NumPy's answer (device memory raises: the test below).
+    assert np.percentile(x, 30) == pytest.approx(2.7)
     assert np.asarray(x).shape == (10,)
 
 
@@ -216,7 +218,8 @@ def test_numpy_functions_run_dlarrays_and_name_the_conversion_otherwise():
 def test_device_memory_is_refused_with_a_type_error_that_names_the_copy(fake):
     x = dlarray.asarray([1.0, 2.0]).to_device("cuda")
     fake.calls.clear()
-    for convert in (np.asarray, memoryview, bytes, lambda v: v.__array__()):
+    numpys_own = lambda v: np.percentile(v, 30)  # noqa: E731  (a NumPy function dlarray does not run)
+    for convert in (np.asarray, memoryview, bytes, lambda v: v.__array__(), numpys_own):
         with pytest.raises(TypeError, match=r"to_device\('cpu'\)"):
             convert(x)
     assert not any(call[0] == "memcpy" for call in fake.calls)  # nothing was copied
