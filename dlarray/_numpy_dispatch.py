@@ -362,7 +362,9 @@ def _attribute(numpy_func: Any, attribute: str) -> Callable[..., Any]:
 def _where(*args: Any, **kwargs: Any) -> Any:
     if len(args) == 1 and not kwargs:
         return NAMESPACE["nonzero"](args[0])
-    condition, x1, x2 = _arguments(np.where, args, kwargs, ("condition", "x", "y")).values()
+    if kwargs or len(args) != 3:  # NumPy's where takes its arguments by position only
+        raise TypeError(f"numpy.where: expected (condition[, x, y]), got {len(args)} arguments")
+    condition, x1, x2 = args
     if not isinstance(x1, ArrayBase) and not isinstance(x2, ArrayBase):
         # np.where(mask, 1, 0): NumPy takes two scalars; the standard wants
         # an array among them, so the first becomes one (of its Python kind).
