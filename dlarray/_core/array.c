@@ -233,6 +233,15 @@ dla_array_new(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device
     if (dla_check_shape(PyExc_ValueError, "an array", ndim, shape, dtype) < 0) {
         return NULL;
     }
+    return dla_array_new_checked(owner, data, byte_offset, device, dtype, ndim, shape,
+                                 strides, flags);
+}
+
+DLAArrayObject *
+dla_array_new_checked(PyObject *owner, void *data, uint64_t byte_offset, DLDevice device,
+                      DLDataType dtype, int32_t ndim, const int64_t *shape,
+                      const int64_t *strides, uint32_t flags)
+{
     DLAArrayObject *a = array_alloc();
     if (a == NULL) {
         return NULL;

@@ -273,10 +273,15 @@ request_capsule(PyObject *x, PyObject *stream, bool *not_a_producer)
     PyObject *call_args[3] = {x, stream, dla_state.max_version};
     PyObject *capsule;
     if (stream == Py_None && dla_is_host_engine_type(Py_TYPE(x))) {
-        PyObject *args[2] = {x, dla_state.max_version};
-        capsule = PyObject_VectorcallMethod(
-            dla_state.str_dunder_dlpack, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-            dla_state.kwnames_max_version);
+        PyObject *args[3] = {NULL, x, dla_state.max_version};
+        capsule = dla_state.engine_dlpack != NULL
+                      /* NumPy's method, found once (its type is immutable) */
+                      ? PyObject_Vectorcall(dla_state.engine_dlpack, args + 1,
+                                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                            dla_state.kwnames_max_version)
+                      : PyObject_VectorcallMethod(dla_state.str_dunder_dlpack, args + 1,
+                                                  1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                                  dla_state.kwnames_max_version);
     }
     else {
         capsule = PyObject_VectorcallMethod(

@@ -187,8 +187,19 @@ extern const Py_ssize_t dla_dtype_table_len;
 /* The entry for (code, bits, lanes), or NULL with BufferError set. */
 const DLADTypeEntry *dla_dtype_find(DLDataType dtype);
 /* The row of (code, bits, lanes) in dla_dtype_table, or -1 (no error set):
- * a table lookup, for the fast paths. */
-int dla_dtype_row(DLDataType dtype);
+ * a look-up inline, for the fast paths, in the rows + 1 (0: none) by
+ * (code, bits) that dtype_table.c fills once, at import. */
+#define DLA_ROW_CODES 32
+#define DLA_ROW_BITS 129
+extern int8_t dla_dtype_row_of[DLA_ROW_CODES][DLA_ROW_BITS];
+static inline int
+dla_dtype_row(DLDataType dtype)
+{
+    if (dtype.lanes != 1 || dtype.code >= DLA_ROW_CODES || dtype.bits >= DLA_ROW_BITS) {
+        return -1;
+    }
+    return dla_dtype_row_of[dtype.code][dtype.bits] - 1;
+}
 /* Fills the table dla_dtype_row reads (module.c, once, at import). */
 void dla_dtype_row_init(void);
 PyObject *dla_dtype_table_as_tuple(void);
@@ -302,6 +313,13 @@ DLAArrayObject *dla_array_new(PyObject *owner, void *data, uint64_t byte_offset,
                               DLDevice device, DLDataType dtype, int32_t ndim,
                               const int64_t *shape, const int64_t *strides,
                               uint32_t flags);
+/* dla_array_new without its two checks (dla_check_shape and the first
+ * element's address), for a caller that has just made them itself: the
+ * import, whose errors name the producer's tensor. */
+DLAArrayObject *dla_array_new_checked(PyObject *owner, void *data, uint64_t byte_offset,
+                                      DLDevice device, DLDataType dtype, int32_t ndim,
+                                      const int64_t *shape, const int64_t *strides,
+                                      uint32_t flags);
 bool dla_array_is_c_contiguous(const DLAArrayObject *a);
 /* Makes `cls` the class new arrays are made of; its instances are then
  * allocated and freed by array.c directly when it adds nothing to
@@ -564,6 +582,10 @@ typedef struct {
                                          cached on x; or NULL */
     bool engine_is_numpy;             /* engine_array_type is NumPy's ndarray, whose
                                          results host_adopt.c takes directly */
+    PyObject *engine_dlpack;          /* its __dlpack__ method descriptor, when the
+                                         type is immutable (so it cannot change):
+                                         called directly, it spares the consumer a
+                                         method look-up per import; or NULL */
     /* -- registered by dlarray/__init__.py: register_scalar_kernels -- */
     PyTypeObject *engine_scalar_kernel_type; /* kernels that take Python scalars by
                                                 the standard's rules (numpy.ufunc) */

@@ -54,25 +54,14 @@ const Py_ssize_t dla_dtype_table_len =
  * Every code and width in the table fits (codes < 32, bits <= 128); filled
  * from the table once, at import, so the table stays the one fact and no
  * thread ever reads it half filled. */
-#define ROW_CODES 32
-#define ROW_BITS 129
-static int8_t row_of[ROW_CODES][ROW_BITS];
+int8_t dla_dtype_row_of[DLA_ROW_CODES][DLA_ROW_BITS];
 
 void
 dla_dtype_row_init(void)
 {
     for (Py_ssize_t i = 0; i < dla_dtype_table_len; i++) {
-        row_of[dla_dtype_table[i].code][dla_dtype_table[i].bits] = (int8_t)(i + 1);
+        dla_dtype_row_of[dla_dtype_table[i].code][dla_dtype_table[i].bits] = (int8_t)(i + 1);
     }
-}
-
-int
-dla_dtype_row(DLDataType dtype)
-{
-    if (dtype.lanes != 1 || dtype.code >= ROW_CODES || dtype.bits >= ROW_BITS) {
-        return -1;
-    }
-    return row_of[dtype.code][dtype.bits] - 1;
 }
 
 const DLADTypeEntry *
@@ -88,6 +77,12 @@ dla_dtype_find(DLDataType dtype)
                      "scalar element type (for example unpack vectors first).",
                      dtype.code, dtype.bits, dtype.lanes, dtype.lanes);
         return NULL;
+    }
+    /* The row table answers every known dtype in one look-up; the scan
+     * below only words the error. */
+    int row = dla_dtype_row(dtype);
+    if (row >= 0) {
+        return &dla_dtype_table[row];
     }
     bool code_known = false;
     for (Py_ssize_t i = 0; i < dla_dtype_table_len; i++) {

@@ -46,6 +46,17 @@ dla_register_engine(PyObject *module, PyObject *args)
     Py_XSETREF(dla_state.engine_fallback_wrap, Py_NewRef(fallback));
     Py_XSETREF(dla_state.engine_make_view, make_view == Py_None ? NULL : Py_NewRef(make_view));
     dla_state.engine_is_numpy = dla_is_numpy_array_type((PyTypeObject *)type);
+    PyObject *dlpack = NULL;
+    if (PyType_HasFeature((PyTypeObject *)type, Py_TPFLAGS_IMMUTABLETYPE)) {
+        dlpack = PyObject_GetAttr(type, dla_state.str_dunder_dlpack);
+        if (dlpack == NULL) {
+            PyErr_Clear(); /* not a producer: the consumer says so later */
+        }
+        else if (!Py_IS_TYPE(dlpack, &PyMethodDescr_Type)) {
+            Py_CLEAR(dlpack); /* something else (a Python function): look it up */
+        }
+    }
+    Py_XSETREF(dla_state.engine_dlpack, dlpack);
     Py_RETURN_NONE;
 }
 
