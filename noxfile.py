@@ -5,6 +5,7 @@ nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we suppo
 nox -s lint         ruff
 nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
 nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
+nox -s instructions the benchmark gate: instructions per call (callgrind) against budgets
 nox -s conformance  the official Array API suite (checkout in $ARRAY_API_TESTS_DIR)
 nox -s cuda         the GPU check, tests/cuda/device_check.sh (no network, no venv)
 nox -s oracle       the differential oracle of the numbers, longer (-- --examples N)
@@ -25,6 +26,7 @@ nox -s clients      real Array API consumers (scikit-learn, SciPy, array-api-ext
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import shutil
@@ -257,6 +259,43 @@ def bench(session: nox.Session) -> None:
     session.run("python", str(benchmarks / "bench_namespace.py"), *quick, *output_for("namespace"))
     session.run("python", str(benchmarks / "bench_peers.py"), *quick, *output_for("peers"))
     session.run("python", str(benchmarks / "bench_memory.py"), *quick, *output_for("memory"))
+
+
+#: The versions the instruction budgets were measured with (one fact, kept in
+#: the budgets file): the gate installs exactly these, so counts compare.
+INSTRUCTION_BUDGETS = ROOT / "benchmarks" / "instruction_budgets.json"
+BUDGET_VERSIONS = (
+    json.loads(INSTRUCTION_BUDGETS.read_text())["versions"]
+    if INSTRUCTION_BUDGETS.exists()
+    else {"python": "3.11", "numpy": "2.4.6", "torch": "2.13.0", "tvm_ffi": "0.1.15.post2"}
+)
+
+
+@nox.session(python=".".join(BUDGET_VERSIONS["python"].split(".")[:2]))
+def instructions(session: nox.Session) -> None:
+    """The deterministic benchmark gate: instructions per call under
+    valgrind's callgrind, dlarray's and the peer's in the same run, each row
+    against its budget in benchmarks/instruction_budgets.json.  A row over
+    budget fails the session and names itself (issue 32).
+
+    NumPy, PyTorch and tvm-ffi are installed at the budgets' versions, so
+    the counts compare.  Options after -- go to bench_instructions.py:
+    ``--record`` sets the budgets from this run, ``--rows TEXT`` runs some.
+    """
+    if shutil.which("valgrind") is None:
+        session.error("instructions: needs valgrind on PATH (apt install valgrind)")
+    torch = BUDGET_VERSIONS["torch"].split("+")[0]
+    install = [
+        ".",
+        f"numpy=={BUDGET_VERSIONS['numpy']}",
+        f"torch=={torch}",
+        f"apache-tvm-ffi=={BUDGET_VERSIONS['tvm_ffi']}",
+    ]
+    if os.environ.get("INTEROP_TORCH_INDEX"):
+        install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
+    session.install(*install)
+    with session.chdir(session.create_tmp()):  # the installed dlarray, not the tree
+        session.run("python", str(ROOT / "benchmarks" / "bench_instructions.py"), *session.posargs)
 
 
 @nox.session

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import itertools
 import statistics
 import tempfile
 import time
@@ -60,6 +61,24 @@ class Case:
 def self_timed_case(label: str, timer: Callable[[int], float]) -> Case:
     """A :class:`Case` whose ``timer(n)`` times ``n`` calls itself."""
     return Case(label, lambda: timer(1), timer=timer)
+
+
+def statement_case(label: str, statement: str, names: dict[str, Any]) -> Case:
+    """A :class:`Case` timing ``statement`` as :mod:`timeit` does: compiled
+    inline in the timing loop, run in ``names``.  So the call costs what it
+    costs where a user writes it: ``x.__dlpack__(max_version=v)`` with no
+    ``functools.partial`` between, whose keyword dict alone costs more than
+    the export (and so would hide most of a difference)."""
+    source = (
+        "def timer(_n):\n"
+        "    _start = _now()\n"
+        "    for _ in _repeat(None, _n):\n"
+        f"        {statement}\n"
+        "    return (_now() - _start) / _n\n"
+    )
+    scope = dict(names, _now=time.perf_counter_ns, _repeat=itertools.repeat)
+    exec(compile(source, f"<{label}>", "exec"), scope)
+    return self_timed_case(label, scope["timer"])
 
 
 def batch_ns(case: Case) -> float:

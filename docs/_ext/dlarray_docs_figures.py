@@ -147,6 +147,8 @@ def build_all(srcdir: Path, root: Path) -> int:
     with matplotlib.rc_context(RC):
         outputs["threads.svg"] = svg(plot_threads(threads))
     outputs["benchmarks_threads.md"] = threads_table(threads).encode()
+    budgets = _read_json(root / "benchmarks" / "instruction_budgets.json")
+    outputs["benchmarks_instructions.md"] = instructions_table(budgets).encode()
     return sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
 
 
@@ -1176,9 +1178,36 @@ def _exchange_table(result: Result) -> str:
         for (exchange, dl, np_), cells in exchanges.items()
     ]
     return md_table(
-        ("exchange", "dlarray side / NumPy side", *(f"float32[{size}]" for size in sizes)),
+        ("exchange", "dlarray side / peer side", *(f"float32[{size}]" for size in sizes)),
         rows,
         "ll" + "r" * len(sizes),
+    )
+
+
+def instructions_table(budgets: Any) -> str:
+    """The benchmark gate's file, benchmarks/instruction_budgets.json: per
+    row, the instructions per call of dlarray's side and the peer's when the
+    budget was set, their ratio, and the budget CI holds dlarray's side to."""
+    if not isinstance(budgets, dict) or not budgets.get("rows"):
+        return (
+            "*No `benchmarks/instruction_budgets.json`: run `nox -s instructions -- --record`.*\n"
+        )
+    rows = [
+        (
+            name,
+            f"{r['dlarray']:,}",
+            f"{r['peer_instructions']:,} ({r['peer']})",
+            f"**{r['dlarray'] / r['peer_instructions']:.2f}x**",
+            f"{r['budget']:,}",
+            r["date"],
+        )
+        for name, r in budgets["rows"].items()
+    ]
+    versions = budgets.get("versions", {})
+    measured = ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    return (
+        md_table(("row", "dlarray", "peer", "ratio", "budget", "measured"), rows, "lrrrrl")
+        + f"\nMeasured with {measured}.\n"
     )
 
 
