@@ -89,8 +89,11 @@ dla_adopt_numpy_result(PyObject *result)
     }
     uint32_t flags = (PyArray_FLAGS(r) & NPY_ARRAY_WRITEABLE) ? 0 : DLA_FLAG_READONLY;
     DLDevice cpu = {kDLCPU, 0};
-    DLAArrayObject *a = dla_array_new(result, PyArray_DATA(r), 0, cpu, dtype, ndim, shape,
-                                      strides, flags);
+    /* dla_array_new's checks hold already: NumPy made this array, so its
+     * byte size fits in npy_intp (NumPy's limit is dlarray's) and ndim was
+     * checked above; byte_offset is 0. */
+    DLAArrayObject *a = dla_array_new_checked(result, PyArray_DATA(r), 0, cpu, dtype, ndim,
+                                              shape, strides, flags);
     if (a == NULL) {
         return NULL;
     }
