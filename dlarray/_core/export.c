@@ -382,12 +382,42 @@ parse_device_pair(PyObject *obj, DLDevice *out)
     return 0;
 }
 
+/* The value of an exact int in [0, 2**30), or -1 for anything else (then
+ * integer_pair decides): read inline, with no call, for the (1, 3) of
+ * nearly every consumer. */
+static inline long long
+small_natural(PyObject *obj)
+{
+    if (!PyLong_CheckExact(obj)) {
+        return -1;
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)obj)) {
+        return -1;
+    }
+    Py_ssize_t value = PyUnstable_Long_CompactValue((PyLongObject *)obj);
+    return value >= 0 && value < (1 << 30) ? (long long)value : -1;
+#else
+    /* 3.11 and older: the size is the signed digit count; one digit holds
+     * 30 bits (15 on builds without 64-bit digits, still a natural). */
+    Py_ssize_t size = Py_SIZE(obj);
+    return size == 0 ? 0 : size == 1 ? (long long)((PyLongObject *)obj)->ob_digit[0] : -1;
+#endif
+}
+
 /* Returns 1 for versioned, 0 for legacy, -1 on error. */
 static int
 wants_versioned(PyObject *max_version)
 {
     if (max_version == Py_None) {
         return 0;
+    }
+    if (PyTuple_CheckExact(max_version) && PyTuple_GET_SIZE(max_version) == 2) {
+        long long major = small_natural(PyTuple_GET_ITEM(max_version, 0));
+        long long minor = small_natural(PyTuple_GET_ITEM(max_version, 1));
+        if (major >= 0 && minor >= 0) {
+            return major >= 1; /* as below */
+        }
     }
     long long version[2];
     if (integer_pair(max_version, "max_version",
