@@ -35,6 +35,7 @@ from dlarray._api._operands import binary
 from dlarray._api.creation import to_device
 from dlarray._api.elementwise import BINARY_CATEGORIES, FUNCTIONS, KERNELS
 from dlarray._api.indexing_object import getitem, setitem
+from dlarray._api.linear_algebra import MATMUL_KERNEL
 from dlarray._api.printing import repr_of, str_of
 from dlarray._consumer import from_dlpack
 from dlarray._core import ArrayBase
@@ -1054,7 +1055,7 @@ class DLArray(_core.ArrayBase):
     _memory = MEMORY  # the memory families, called for memory off the host
     _operator_kernels: ClassVar[dict[str, Any]] = {
         name: KERNELS[name] for name in SYMBOLS if name in KERNELS
-    }
+    } | {"matmul": MATMUL_KERNEL}
     _host_engine = FAST_PATH_ENGINE
 
 

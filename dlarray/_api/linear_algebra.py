@@ -35,6 +35,10 @@ _NUMERIC = CATEGORIES["numeric"]
 # The C fast path's kernel: the host engine namespace's matmul (NumPy's, or
 # its fix in numpy_engine.FIXES), as for the elementwise functions.
 _HOST_MATMUL = engine_namespace("numpy").matmul
+#: The same kernel and dtypes for the ``@`` operator's fast path in C
+#: (operators.c, through DLArray._operator_kernels): a product of host
+#: arrays of one numeric dtype never reaches Python.
+MATMUL_KERNEL = (_HOST_MATMUL, _NUMERIC)
 
 # Kernels run through `call`: floating-point overflow in a product is a
 # value (inf), not an error.
