@@ -107,18 +107,27 @@ def test_the_total_is_read_from_a_callgrind_dump(tmp_path: Path) -> None:
 
 
 NO_VALGRIND = shutil.which("valgrind") is None
+# Valgrind cannot run a process with AddressSanitizer preloaded (nox -s
+# sanitize); the gate counts the regular build, where its budgets are set.
+SANITIZED = bool(os.environ.get("DLARRAY_SANITIZED"))
+FREE_THREADED = not getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 @pytest.mark.skipif(NO_VALGRIND, reason="needs valgrind (apt install valgrind)")
+@pytest.mark.skipif(SANITIZED, reason="valgrind cannot run under AddressSanitizer")
+@pytest.mark.skipif(FREE_THREADED, reason="the gate counts the GIL build, as CI's session does")
 def test_one_row_counted_under_callgrind(tmp_path: Path) -> None:
+    # The dlarray this interpreter imports (installed, or the tree's build),
+    # as the gate's nox session runs it.
     output = tmp_path / "counts.json"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--rows", "export versioned capsule [1]",
          "--output", str(output)],
-        capture_output=True, text=True, timeout=600, env=env, check=False,
+        capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
-    assert done.returncode in (0, 1), done.stdout + done.stderr
+    # 1 is a row over budget (this machine's versions may differ); the
+    # counts are written either way.
+    assert done.returncode in (0, 1) and output.exists(), done.stdout + done.stderr
     (row,) = json.loads(output.read_text())["rows"]
     # An export is hundreds of instructions, not thousands: a count far off
     # means the windows were misread.
