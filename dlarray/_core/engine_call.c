@@ -145,12 +145,18 @@ call_quietly(PyObject *kernel, PyObject *const *args, Py_ssize_t nargs, PyObject
     }
     if (PyContext_Enter(ctx) == 0) {
         PyObject *result = PyObject_Vectorcall(kernel, args, (size_t)nargs, kwnames);
+        if (result != NULL) { /* no exception to keep aside: the usual case */
+            if (PyContext_Exit(ctx) < 0) {
+                PyErr_WriteUnraisable(ctx);
+            }
+            return result;
+        }
         DLA_SAVE_EXCEPTION(raised);
         if (PyContext_Exit(ctx) < 0) {
             PyErr_WriteUnraisable(ctx);
         }
         DLA_RESTORE_EXCEPTION(raised);
-        return result;
+        return NULL;
     }
     /* Already inside the quiet context (a kernel that calls engine_call):
      * set and reset the variable instead. */
