@@ -7,7 +7,9 @@ dpctl, a versioned tensor with NULL strides is forbidden only from DLPack
 1.2, an element span that overflows in bytes but not in elements...).
 
 The must-refuse list includes a first-element address that overflows
-(``data + byte_offset`` past 2**64, or a ``byte_offset`` above INT64_MAX).
+(``data + byte_offset`` past 2**64, or a ``byte_offset`` above INT64_MAX)
+and a shape NumPy could not hold: nonzero extents times the element's
+bytes past INT64_MAX, even when a zero extent leaves no elements.
 Strides whose element offsets overflow int64 are "either": dlarray may
 refuse them at import, or import them and refuse every view whose address
 it cannot compute (the consumer test checks each view's address exactly).
@@ -103,10 +105,17 @@ def is_padded(sent: dict[str, Any]) -> bool:
     return bool(sent["versioned"] and sent["dtype"][1] < 8 and sent["flags"] & FLAG_PADDED)
 
 
-def nonzero_product_overflows(shape: list[int]) -> bool:
-    """The product of the nonzero extents (which C-contiguous strides
-    multiply up) passes INT64_MAX."""
-    return math.prod(extent for extent in shape if extent) > INT64_MAX
+def element_bytes(dtype: tuple[int, int, int]) -> int:
+    """Bytes per element as NumPy holds it: a sub-byte element takes one."""
+    bits = dtype[1]
+    return 1 if bits < 8 else bits // 8
+
+
+def too_big_for_numpy(shape: list[int], dtype: tuple[int, int, int]) -> bool:
+    """dlarray's size limit, which is NumPy's: the nonzero extents (which
+    C-contiguous strides multiply up) times the element's bytes pass
+    INT64_MAX, for an empty shape too."""
+    return math.prod(extent for extent in shape if extent) * element_bytes(dtype) > INT64_MAX
 
 
 def judge(sent: dict[str, Any], name: bytes | None) -> Verdict:
@@ -138,8 +147,8 @@ def judge(sent: dict[str, Any], name: bytes | None) -> Verdict:
         return Verdict("must_refuse", refuse)
     padded = is_padded(sent)
     count = element_count(shape)
-    if count == 0 and nonzero_product_overflows(shape):
-        either.append("size 0, but the nonzero extents' product overflows")
+    if too_big_for_numpy(shape, sent["dtype"]):
+        refuse.append("nonzero extents times the element's bytes pass INT64_MAX")
     if count > INT64_MAX or count * storage_bits(sent["dtype"], padded) > INT64_MAX - 7:
         refuse.append("element count or byte size overflows int64")
     if count > 0 and not sent["data"]:

@@ -34,6 +34,7 @@ import abi
 import fuzz_hostile
 import fuzz_model
 import numpy as np
+import pytest
 from fuzz_budget import fuzz
 from fuzz_hostile import Hostile, RecordingProducer
 from fuzz_isolation import maybe_isolated
@@ -255,3 +256,28 @@ def test_hostile_tensor_is_refused_or_imported_faithfully_and_released_once(
     """Hostile tensors through every import route: only the three error
     types, the model's refusals, faithful imports, one release each."""
     return maybe_isolated(import_hostile_tensor, case)
+
+
+#: Empty shapes at NumPy's size limit, where the model and the consumer
+#: once disagreed (CI, stop 38): the nonzero extents times the element's
+#: bytes decide, not the nonzero extents alone.
+EMPTY_AT_THE_LIMIT = [
+    # (shape, dtype, what the model must say)
+    ((0, 2**62), (0, 16, 1), "must_refuse"),  # 2**63 bytes
+    ((0, 2**62 - 1), (0, 16, 1), "must_accept"),  # 2**63 - 2 bytes
+    ((2**62, 0), (2, 64, 1), "must_refuse"),
+    ((0, 2**63 - 1), (0, 8, 1), "must_accept"),
+    ((0, 2**63 - 1), (17, 4, 1), "must_accept"),  # a sub-byte element holds one byte
+    ((0, 2**62, 2), (15, 6, 1), "must_refuse"),
+    ((0, 2**31, 2**31), (2, 16, 1), "must_refuse"),
+]
+
+
+@pytest.mark.parametrize(("shape", "dtype", "kind"), EMPTY_AT_THE_LIMIT)
+def test_empty_shape_at_numpys_size_limit_is_judged_and_handled_alike(
+    shape: tuple[int, ...], dtype: tuple[int, int, int], kind: str
+) -> None:
+    case = Hostile(versioned=False, version=(1, 0), shape=shape, dtype=dtype, buffer_size=2)
+    outcome = maybe_isolated(import_hostile_tensor, case)
+    want = ("accepted" if kind == "must_accept" else "refused") + f" ({kind})"
+    assert outcome.verdict == want, f"{shape} {dtype}: {outcome}, not {want}"
