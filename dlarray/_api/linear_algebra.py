@@ -22,8 +22,7 @@ from dlarray._api._linalg_helpers import (
     two_arrays,
 )
 from dlarray._api.manipulation import broadcast_shapes
-from dlarray._core import ArrayBase
-from dlarray._core import engine_binary as fast_binary
+from dlarray._core import ArrayBase, fast_function
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, namespace_of
 from dlarray._rules import CATEGORIES, AxisError, normalize_axis
@@ -44,7 +43,7 @@ MATMUL_KERNEL = (_HOST_MATMUL, _NUMERIC)
 # value (inf), not an error.
 
 
-def matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
+def _matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     """The matrix product of ``x1`` and ``x2``, as the ``@`` operator computes it.
 
     A 1-d ``x1`` is a row vector and a 1-d ``x2`` a column vector (the added
@@ -68,15 +67,8 @@ def matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1]))
     dlarray.asarray([3, 7], dtype=dlarray.int64)
     """
-    # The common case in C: host arrays of one numeric dtype on one device.
-    # NumPy's matmul raises ValueError for every shape the standard rejects;
-    # the checks below then name the problem.
-    try:
-        result = fast_binary(_HOST_MATMUL, _NUMERIC, x1, x2)
-    except ValueError:
-        result = None
-    if result is not None:
-        return result
+    # Everything but the common case (fast_function below): other dtypes,
+    # devices and engines, and the errors, named here.
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")
     if a1.ndim == 0 or a2.ndim == 0:
         raise ValueError(
@@ -93,6 +85,14 @@ def matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     if a1.ndim > 2 or a2.ndim > 2:
         broadcast_stacks("matmul", "the stack shapes", a1.shape[:-2], a2.shape[:-2])
     return call(namespace_of(a1).matmul, a1, a2)
+
+
+_matmul.__name__ = _matmul.__qualname__ = "matmul"
+# The common case in C (fast_function.c), as for the elementwise functions:
+# host arrays of one numeric dtype on one device.  NumPy's matmul raises
+# ValueError for every shape the standard rejects; the fast path then
+# leaves the call to _matmul, which names the problem.
+matmul = fast_function(_HOST_MATMUL, _NUMERIC, 2, _matmul)
 
 
 def matrix_transpose(x: ArrayBase, /) -> ArrayBase:
