@@ -452,6 +452,25 @@ void *dla_capsule_tensor(PyObject *capsule, bool *versioned);
  * the tensor back to the capsule when the import fails before owning it. */
 void *dla_capsule_claim(PyObject *capsule, bool *versioned, const char **name);
 int dla_capsule_unclaim(PyObject *capsule, const char *name);
+/* A managed tensor's deleter, if it has one: `versioned` says which struct
+ * `managed` is.  Nothing around it; dla_call_deleter keeps a pending
+ * exception aside for deleters that may run Python code. */
+static inline void
+dla_run_deleter(void *managed, bool versioned)
+{
+    if (versioned) {
+        DLManagedTensorVersioned *m = managed;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+    else {
+        DLManagedTensor *m = managed;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+}
 void dla_call_deleter(void *managed, bool versioned);
 /* 0 for a tensor of dlarray's major version; otherwise calls its deleter
  * (the spec's rule) and returns -1 with BufferError set. */

@@ -40,23 +40,6 @@ imported_dltensor(DLAImportedTensorObject *self)
                : &((DLManagedTensor *)self->managed)->dl_tensor;
 }
 
-static inline void
-run_deleter(void *managed, bool versioned)
-{
-    if (versioned) {
-        DLManagedTensorVersioned *m = managed;
-        if (m->deleter != NULL) {
-            m->deleter(m);
-        }
-    }
-    else {
-        DLManagedTensor *m = managed;
-        if (m->deleter != NULL) {
-            m->deleter(m);
-        }
-    }
-}
-
 /* Calls a producer's deleter with any pending exception kept aside: a
  * deleter may run Python code (a ctypes producer's, a Python-made
  * capsule's), which cannot run while an exception is set, and an array
@@ -68,14 +51,14 @@ void
 dla_call_deleter(void *managed, bool versioned)
 {
     if (PyErr_Occurred() == NULL) {
-        run_deleter(managed, versioned);
+        dla_run_deleter(managed, versioned);
         if (PyErr_Occurred() != NULL) {
             PyErr_Clear();
         }
         return;
     }
     DLA_SAVE_EXCEPTION(pending);
-    run_deleter(managed, versioned);
+    dla_run_deleter(managed, versioned);
     DLA_RESTORE_EXCEPTION(pending);
 }
 

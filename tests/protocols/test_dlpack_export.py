@@ -60,6 +60,15 @@ def _gather_float64(info) -> np.ndarray:
         ((1, 3), VERSIONED, (1, 3)),
         ((1, 7), VERSIONED, (1, 3)),
         ((2, 0), VERSIONED, (1, 3)),
+        # Either side of the export's inline read of small ints (below
+        # 2**30, one digit), and the largest version DLPack's uint32 holds.
+        ((2**30 - 1, 0), VERSIONED, (1, 3)),
+        ((2**30, 0), VERSIONED, (1, 3)),
+        ((0, 2**30), LEGACY, None),
+        ((1, 2**32 - 1), VERSIONED, (1, 3)),
+        ((2**32 - 1, 2**32 - 1), VERSIONED, (1, 3)),
+        ((np.int64(1), np.uint8(3)), VERSIONED, (1, 3)),
+        ((np.int32(0), 2**31), LEGACY, None),
     ],
 )
 def test_capsule_name_and_version_follow_max_version(max_version, name, version):
@@ -297,6 +306,35 @@ BAD_CALLS = {
     "copy an int": lambda x: x.__dlpack__(max_version=(1, 3), copy=1),
     "copy a string": lambda x: x.__dlpack__(max_version=(1, 3), copy="yes"),
 }
+
+
+@pytest.mark.parametrize(
+    ("max_version", "error"),
+    [
+        ((2**32, 0), ValueError),
+        ((1, 2**32), ValueError),
+        ((1, 2**64), ValueError),
+        ((-1, 3), ValueError),
+        ((1, -(2**30)), ValueError),
+        ((1, -(2**70)), ValueError),
+        ((True, 3), TypeError),
+        ((1, False), TypeError),
+    ],
+)
+def test_max_version_out_of_range_or_bool_is_refused_by_value_or_type(max_version, error):
+    x, _ = _grid()
+    with pytest.raises(error, match="max_version"):
+        x.__dlpack__(max_version=max_version)
+
+
+@pytest.mark.parametrize(
+    ("dl_device", "error"),
+    [((1, 2**31), ValueError), ((-1, 0), ValueError), ((1, True), TypeError)],
+)
+def test_dl_device_out_of_range_or_bool_is_refused_by_value_or_type(dl_device, error):
+    x, _ = _grid()
+    with pytest.raises(error, match="dl_device"):
+        x.__dlpack__(max_version=(1, 3), dl_device=dl_device)
 
 
 @pytest.mark.parametrize("call", list(BAD_CALLS.values()), ids=list(BAD_CALLS))
