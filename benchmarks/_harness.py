@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import importlib.util
 import itertools
 import statistics
@@ -23,6 +24,15 @@ from typing import Any
 
 #: The example extension's builder (see examples/c_extension/README.md).
 C_EXTENSION_BUILDER = Path(__file__).resolve().parents[1] / "examples" / "c_extension" / "build.py"
+
+
+def optional_module(name: str) -> types.ModuleType | None:
+    """The module ``name``, or None where it is not installed (a peer's
+    column or row then says n/a)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def time_batch(call: Callable[[], Any], n: int) -> int:

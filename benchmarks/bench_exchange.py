@@ -45,7 +45,6 @@ Usage::
 
 from __future__ import annotations
 
-import importlib
 import json
 import platform
 import sys
@@ -54,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy
-from _harness import Case, calibrate, measure, parse_args, statement_case
+from _harness import Case, calibrate, measure, optional_module, parse_args, statement_case
 
 import dlarray
 
@@ -77,17 +76,6 @@ class Row:
 
 def _progress(message: str) -> None:
     print(f"[bench_exchange] {message}", file=sys.stderr, flush=True)
-
-
-def _optional(name: str) -> Any | None:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def _torch() -> Any | None:
-    return _optional("torch")
 
 
 def build_rows(size: str, torch: Any | None, tvm_ffi: Any | None = None) -> list[Row]:
@@ -140,8 +128,8 @@ def build_rows(size: str, torch: Any | None, tvm_ffi: Any | None = None) -> list
 def run(quick: bool) -> list[Row]:
     """Build, calibrate and measure every row; see the module docstring."""
     rounds, target_s = QUICK if quick else FULL
-    torch = _torch()
-    tvm_ffi = _optional("tvm_ffi")
+    torch = optional_module("torch")
+    tvm_ffi = optional_module("tvm_ffi")
     rows = [row for size in SIZES for row in build_rows(size, torch, tvm_ffi)]
     cases = [case for row in rows for case in (row.subject, row.baseline)]
     _progress(f"{len(cases)} cases{'' if torch else ' (torch not installed)'}; calibrating")
@@ -182,7 +170,7 @@ def format_table(rows: list[Row]) -> str:
 def to_json(rows: list[Row], quick: bool) -> dict[str, Any]:
     """The results and the conditions they were taken under."""
     rounds, target_s = QUICK if quick else FULL
-    torch = _torch()
+    torch = optional_module("torch")
 
     def case(c: Case) -> dict[str, Any]:
         return {

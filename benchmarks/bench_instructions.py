@@ -67,6 +67,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from _harness import optional_module
+
 HERE = Path(__file__).resolve().parent
 BUDGETS = HERE / "instruction_budgets.json"
 #: A budget is the measured count plus this fraction: counts repeat to well
@@ -96,13 +98,6 @@ class Row:
     calls: int = 1000
 
 
-def _optional(name: str) -> Any | None:
-    try:
-        return __import__(name)
-    except ImportError:
-        return None
-
-
 def build_rows() -> tuple[list[Row], list[str]]:
     """Every row this environment can measure, and a line per row it cannot."""
     import numpy
@@ -111,7 +106,7 @@ def build_rows() -> tuple[list[Row], list[str]]:
 
     rows: list[Row] = []
     missing: list[str] = []
-    torch, tvm_ffi = _optional("torch"), _optional("tvm_ffi")
+    torch, tvm_ffi = optional_module("torch"), optional_module("tvm_ffi")
     for size, n in (("1", 1), ("1M", 1_000_000)):
         names = {
             "dl": dl,
@@ -297,7 +292,7 @@ def versions() -> dict[str, str | None]:
     import numpy
 
     def version_of(name: str) -> str | None:
-        module = _optional(name)
+        module = optional_module(name)
         return getattr(module, "__version__", None) if module else None
 
     return {

@@ -76,8 +76,10 @@ Method, as :mod:`timeit` does it but interleaved (``_harness``):
 3. Report: per cell, the median over the R rounds of (batch time / N), in ns.
 
 Calls are ``functools.partial`` objects, so the harness adds the same small
-cost of one C-level call to every cell; a round trip is a partial of a
-small Python function (one Python call more, in every column alike).  The
+cost of one C-level call to every cell; an export with keywords is a small
+Python function with the keywords in its call (a partial's keyword dict
+would cost more than the export), and a round trip a partial of a small
+Python function: one Python call more, in every column of the row alike.  The
 garbage collector is off while timing.  Both sizes should cost the same (an
 exchange touches no data); cells whose 1M time is more than 1.5x their
 1-element time are listed.
@@ -306,13 +308,25 @@ def _import_from(producer: str) -> Operation:
     return probe
 
 
+def _keyword_call(method: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], Any]:
+    """``method(**kwargs)`` as a function with the keywords written in its
+    call.  A ``functools.partial`` with keywords copies its dict on every
+    call, which costs more than an export does (~150 ns) and would hide
+    most of the difference between two exports; this costs one Python call
+    instead, the same in every column."""
+    arguments = ", ".join(f"{name}=_{name}" for name in kwargs)
+    scope = {"_method": method, **{f"_{name}": value for name, value in kwargs.items()}}
+    exec(compile(f"def call():\n    return _method({arguments})\n", "<export>", "exec"), scope)
+    return scope["call"]  # type: ignore[no-any-return]
+
+
 def _export(**kwargs: Any) -> Operation:
     """``x.__dlpack__(**kwargs)``."""
     arguments = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
 
     def probe(peer: Column, arrays: Arrays, libs: Libraries) -> Probe:
         x = arrays[peer.name]
-        call = partial(x.__dlpack__, **kwargs) if kwargs else x.__dlpack__
+        call = _keyword_call(x.__dlpack__, kwargs) if kwargs else x.__dlpack__
         return Probe(call, f"{peer.name}.__dlpack__({arguments})", peer.address(x), capsule_address)
 
     return probe

@@ -21,6 +21,10 @@ SCRIPT = REPO / "benchmarks" / "bench_instructions.py"
 
 
 def _load() -> Any:
+    # As `python benchmarks/bench_instructions.py` has it: its folder first
+    # on the path, for the shared _harness.
+    if str(SCRIPT.parent) not in sys.path:
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("bench_instructions", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
