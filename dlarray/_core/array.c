@@ -74,9 +74,9 @@ dla_refuse_too_big(PyObject *exc, const char *what, PyObject *dims, DLDataType d
  * the host engine views the array through NumPy: refused here, the error
  * names the limit; accepted, each later operation failed with NumPy's own
  * message (issue 28). */
-int
-dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
-                DLDataType dtype)
+int64_t
+dla_check_shape_count(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
+                      DLDataType dtype)
 {
     if (ndim > DLA_MAX_NDIM) {
         /* A ValueError also at import (issue 28): a limit of dlarray's, not
@@ -87,23 +87,38 @@ dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *sh
                      what, (int)ndim, DLA_MAX_NDIM);
         return -1;
     }
-    int64_t bytes = dla_element_bytes(dtype);
-    bool too_big = false;
+    /* One pass: the nonzero extents' product in bytes (the limit) and in
+     * elements, which stays below the bytes and so cannot overflow. */
+    int64_t bytes = dla_element_bytes(dtype), elements = 1;
+    bool too_big = false, empty = false;
     for (int32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0) {
             PyErr_Format(exc, "%s has shape[%d] = %lld; an extent cannot be negative",
                          what, (int)i, (long long)shape[i]);
             return -1;
         }
-        if (shape[i] > 0 && !too_big) {
+        if (shape[i] == 0) {
+            empty = true;
+        }
+        else if (!too_big) {
             too_big = dla_mul_overflows(bytes, shape[i], &bytes);
+            if (!too_big) {
+                elements *= shape[i]; /* at most bytes: no overflow */
+            }
         }
     }
     if (too_big) {
         refuse_too_big(exc, what, ndim, shape, dtype);
         return -1;
     }
-    return 0;
+    return empty ? 0 : elements;
+}
+
+int
+dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
+                DLDataType dtype)
+{
+    return dla_check_shape_count(exc, what, ndim, shape, dtype) < 0 ? -1 : 0;
 }
 
 int64_t

@@ -352,6 +352,10 @@ dla_element_bytes(DLDataType dtype)
  * which is a ValueError everywhere (the limit is dlarray's own). */
 int dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *shape,
                     DLDataType dtype);
+/* The same checks in the same pass as the element count: the count (0 for
+ * an empty shape), or -1 with `exc` set. */
+int64_t dla_check_shape_count(PyObject *exc, const char *what, int32_t ndim,
+                              const int64_t *shape, DLDataType dtype);
 /* Its too-big refusal, with the shape as the tuple `dims` (for extents that
  * do not even fit in int64). */
 void dla_refuse_too_big(PyObject *exc, const char *what, PyObject *dims, DLDataType dtype);

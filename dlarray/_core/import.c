@@ -220,14 +220,14 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
     }
     /* dla_array_new's limits, checked first so that the import refuses
      * with the exchange's error; ndim before anything reads the shape. */
-    if (dla_check_shape(PyExc_BufferError, "the DLPack tensor", t->ndim, t->shape,
-                        t->dtype) < 0) {
+    int64_t count = dla_check_shape_count(PyExc_BufferError, "the DLPack tensor", t->ndim,
+                                          t->shape, t->dtype);
+    if (count < 0) {
         return -1;
     }
     bool padded = t->dtype.bits < 8 &&
                   (dl_flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
-    int64_t count = dla_shape_product(t->ndim, t->shape);
-    if (count < 0 || dla_nbytes(count, t->dtype, padded) < 0) {
+    if (dla_nbytes(count, t->dtype, padded) < 0) {
         return -1;
     }
     if (dla_first_element_out_of_range(t->data, t->byte_offset)) {
