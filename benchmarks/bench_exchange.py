@@ -66,12 +66,14 @@ QUICK = (15, 2e-4)
 
 @dataclass
 class Row:
-    """A dlarray-side case and its NumPy-side baseline, for one array size."""
+    """A dlarray-side case and its baseline, for one array size: NumPy's,
+    or tvm-ffi's for the issue-32 torch row (``peer`` names it)."""
 
     name: str
     size: str
     subject: Case
     baseline: Case
+    peer: str = "numpy"
 
 
 def _progress(message: str) -> None:
@@ -90,12 +92,13 @@ def build_rows(size: str, torch: Any | None, tvm_ffi: Any | None = None) -> list
         "x": dlarray.zeros(SIZES[size], dtype=dlarray.float32),
     }
 
-    def row(name: str, subject: str, baseline: str) -> Row:
+    def row(name: str, subject: str, baseline: str, peer: str = "numpy") -> Row:
         return Row(
             name,
             size,
             statement_case(subject, subject, names),
             statement_case(baseline, baseline, names),
+            peer,
         )
 
     rows = [
@@ -120,6 +123,7 @@ def build_rows(size: str, torch: Any | None, tvm_ffi: Any | None = None) -> list
                     "import a torch tensor (vs tvm-ffi)",
                     "dlarray.from_dlpack(t)",
                     "tvm_ffi.from_dlpack(t)",
+                    "tvm_ffi",
                 )
             )
     return rows
@@ -142,7 +146,7 @@ def run(quick: bool) -> list[Row]:
 
 def format_table(rows: list[Row]) -> str:
     """ns per call for both sides of every row, and their ratio."""
-    table = [("size", "exchange", "dlarray side", "ns", "numpy side", "ns", "ratio")]
+    table = [("size", "exchange", "dlarray side", "ns", "peer side", "ns", "ratio")]
     for r in rows:
         ratio = r.subject.median_ns / r.baseline.median_ns
         table.append(
@@ -153,7 +157,7 @@ def format_table(rows: list[Row]) -> str:
                 f"{r.subject.median_ns:.0f}",
                 r.baseline.label,
                 f"{r.baseline.median_ns:.0f}",
-                f"dlarray/numpy = {ratio:.2f}x",
+                f"dlarray/{r.peer} = {ratio:.2f}x",
             )
         )
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
@@ -202,7 +206,8 @@ def to_json(rows: list[Row], quick: bool) -> dict[str, Any]:
                 "exchange": r.name,
                 "size": r.size,
                 "dlarray_side": case(r.subject),
-                "numpy_side": case(r.baseline),
+                "numpy_side": case(r.baseline),  # (the peer's side: the key is older)
+                "peer": r.peer,
                 "ratio": r.subject.median_ns / r.baseline.median_ns,
             }
             for r in rows
