@@ -122,22 +122,6 @@ dla_check_shape(PyObject *exc, const char *what, int32_t ndim, const int64_t *sh
 }
 
 int64_t
-dla_nbytes(int64_t count, DLDataType dtype, bool padded)
-{
-    /* A checked product, not count > (INT64_MAX - 7) / bits: a division
-     * by a variable costs tens of cycles on every import. */
-    int64_t total_bits;
-    if (dla_mul_overflows(count, dla_storage_bits(dtype, padded), &total_bits) ||
-        total_bits > INT64_MAX - 7) {
-        PyErr_SetString(PyExc_BufferError,
-                        "the byte size of the tensor overflows a 64-bit "
-                        "integer; the tensor is malformed");
-        return -1;
-    }
-    return (total_bits + 7) / 8;
-}
-
-int64_t
 dla_array_size(const DLAArrayObject *a)
 {
     int64_t n = 1;

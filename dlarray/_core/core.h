@@ -368,8 +368,24 @@ int dla_byte_strides(const DLAArrayObject *a, int64_t itemsize, int64_t *out, Py
                      const char *consequence);
 
 /* Byte count of a C-contiguous block of `count` elements, or -1 with
- * BufferError set when it does not fit in a signed 64-bit integer. */
-int64_t dla_nbytes(int64_t count, DLDataType dtype, bool padded);
+ * BufferError set when it does not fit in a signed 64-bit integer.
+ * Inline: every import asks. */
+static inline int64_t
+dla_nbytes(int64_t count, DLDataType dtype, bool padded)
+{
+    /* A checked product, not count > (INT64_MAX - 7) / bits: a division
+     * by a variable costs tens of cycles on every import. */
+    int64_t total_bits;
+    if (dla_mul_overflows(count, dla_storage_bits(dtype, padded), &total_bits) ||
+        total_bits > INT64_MAX - 7) {
+        PyErr_SetString(PyExc_BufferError,
+                        "the byte size of the tensor overflows a 64-bit "
+                        "integer; the tensor is malformed");
+        return -1;
+    }
+    return (total_bits + 7) / 8;
+}
+
 /* Product of a shape with overflow and sign checks (BufferError, -1). */
 int64_t dla_shape_product(int32_t ndim, const int64_t *shape);
 
