@@ -30,7 +30,8 @@ engine's fixes of ``sum``, ``max`` and the rest
   precision sum overflows, it is taken again in double precision.
   ``var``/``std`` follow the sums: on an accurate engine, reductions of at
   least ``_SINGLE_SPREAD`` elements take NumPy's two passes in single
-  precision, smaller ones stay in double precision, and so do the large
+  precision (on NumPy, the second one sums the squares as it forms them:
+  ``_dlarray_sum_of_squares``), smaller ones stay in double precision, and so do the large
   ones whose single-precision squares overflow or fall below ``float32``'s
   normal range (:func:`_in_single_range`).  The cost of double precision:
   an intermediate that would overflow ``float32`` but not ``float64`` no
@@ -674,8 +675,14 @@ def _squared_deviations(
         # A new array (astype copies), so the in-place step leaves x alone.
         deviations = xp.astype(a, work)
         deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
-    deviations *= deviations
-    return xp.sum(deviations, axis=axes, keepdims=keepdims)
+    # An engine may sum the squares without writing them out
+    # (_dlarray_sum_of_squares: NumPy's, for a large float32 run).
+    fused = getattr(xp, "_dlarray_sum_of_squares", None)
+    total = None if fused is None else fused(deviations, axes, keepdims)
+    if total is None:
+        deviations *= deviations
+        total = xp.sum(deviations, axis=axes, keepdims=keepdims)
+    return total
 
 
 def _in_single_range(xp: Any, squares: Any, count: int) -> bool:

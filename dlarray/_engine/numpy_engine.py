@@ -246,6 +246,10 @@ FIXES: dict[str, Any] = {
     # rest), so the chapters ask for the result dtype directly on this
     # engine instead of accumulating in double precision.
     "_dlarray_accurate_accumulation": True,
+    # Speed: var's sum of squared deviations in one pass (no array of
+    # squares), with the blocked sum's bound; None where it has no faster
+    # way (dlarray._api.statistical._squared_deviations).
+    "_dlarray_sum_of_squares": numpy_reductions.sum_of_squares,
     "max": numpy_reductions.extreme(np.maximum),
     "min": numpy_reductions.extreme(np.minimum),
     "all": numpy_reductions.truth(np.logical_and),

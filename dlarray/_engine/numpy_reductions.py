@@ -370,6 +370,36 @@ def _single_sum(x: Any, axis: Any, keepdims: bool) -> Any:
     )
 
 
+def sum_of_squares(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any | None:
+    """``sum(x * x)`` over ``axes`` for a large contiguous float32 ``x``
+    reduced to one value (``var``'s second pass; entry
+    ``_dlarray_sum_of_squares`` of ``numpy_engine.FIXES``), or None where
+    this has no faster way and the caller squares and sums.
+
+    The blocked sum's columns (see :func:`_blocked_sum`), each square
+    rounded to float32 and added down its column in float32 as there, but
+    formed in the same pass as the squares (``np.einsum``): the squares
+    are never written out.  The same error bound holds, and the result is
+    kept only where that bound proves it finite and clear of float32's
+    overflow threshold; elsewhere None, and the caller's path decides.
+    """
+    run = _run(x, None if len(axes) == x.ndim else axes)
+    if run is None or run.dtype != _float32:
+        return None
+    double = _DOUBLE[run.dtype]
+    n = run.size
+    body = n - n % SUM_ROWS
+    rows = run[:body].reshape(SUM_ROWS, -1)
+    columns = np.einsum("ij,ij->j", rows, rows)  # single, elementwise down each column
+    total = _add.reduce(columns, None, double, _empty((), double))
+    if body < n:
+        tail = run[body:]
+        total += _add.reduce(tail * tail, None, double)
+    if not abs(float(total)) + _blocked_error(n) < _OVERFLOW:  # (NaN too)
+        return None
+    return _rounded_total(x, None, keepdims, total)
+
+
 def _blocked_sum(run: Any) -> Any:
     """The sum of a large contiguous run (the module docstring's blocked
     path), in double precision, not rounded."""

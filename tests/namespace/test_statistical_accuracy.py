@@ -800,3 +800,62 @@ def test_complex64_running_products_with_infinities_keep_numpys_order():
     with np.errstate(all="ignore"):
         expected = np.cumprod(a, dtype=np.complex128).astype(np.complex64)
     np.testing.assert_array_equal(got[40:], expected[40:])
+
+
+# ---- var's fused sum of squares (numpy_reductions.sum_of_squares) ----
+
+FUSED_SIZES = (65536, 65537, 65551, 65552, 65553, 100_003, 1_000_000)
+
+
+def _squares_summed_apart(d: np.ndarray) -> np.ndarray:
+    """What var did before the fused path: the squares written out, then
+    the engine's float32 sum (the blocked path, or the double one)."""
+    squares = d * d
+    return numpy_reductions.accumulation(np.add)(squares)
+
+
+@HOST_ENGINE_ONLY
+@pytest.mark.parametrize("n", FUSED_SIZES)
+@pytest.mark.parametrize("kind", ["normal", "offset", "tiny", "huge", "threshold", "inf", "nan"])
+def test_fused_sum_of_squares_is_the_sum_of_the_squares_bit_for_bit(kind, n):
+    """Fusing the squares into the sum changes no bit: the same float32
+    squares added down the same columns, or no answer (None) where the
+    result is not proved finite and clear of float32's overflow threshold."""
+    rng = np.random.default_rng(n)
+    d = rng.standard_normal(n)
+    if kind == "offset":
+        d += 1e4
+    elif kind == "tiny":
+        d *= 1e-30  # squares below float32's normal range
+    elif kind == "huge":
+        d *= 1e18  # squares beyond float32's range
+    elif kind == "threshold":
+        d *= math.sqrt(2.0**128 / n)  # the sum near float32's overflow threshold
+    elif kind == "inf":
+        d[n // 3] = math.inf
+    elif kind == "nan":
+        d[7] = math.nan
+    d = d.astype(np.float32)
+    with np.errstate(all="ignore"):  # as kernels run (the engine's quiet context)
+        fused = numpy_reductions.sum_of_squares(d, (0,), False)
+        apart = _squares_summed_apart(d)
+    if kind in ("huge", "inf", "nan"):
+        assert fused is None, (kind, fused)
+    if kind in ("normal", "offset", "tiny"):
+        assert fused is not None, kind  # the fused path answered: the check below ran
+    if fused is not None:
+        assert fused.dtype == np.float32 and fused.shape == ()
+        assert np.array_equal(fused, apart), (kind, n, fused, apart)
+
+
+@HOST_ENGINE_ONLY
+def test_fused_sum_of_squares_answers_only_a_large_contiguous_float32_run():
+    big = np.ones(70_000, dtype=np.float32)
+    assert numpy_reductions.sum_of_squares(big[:1000], (0,), False) is None  # small
+    assert numpy_reductions.sum_of_squares(big[::2].copy()[:30_000], (0,), False) is None
+    assert numpy_reductions.sum_of_squares(np.ones(140_000, np.float32)[::2], (0,), False) is None
+    assert numpy_reductions.sum_of_squares(big.astype(np.float64), (0,), False) is None
+    grid = np.ones((300, 400), dtype=np.float32)
+    assert numpy_reductions.sum_of_squares(grid, (0,), False) is None  # one axis of two
+    both = numpy_reductions.sum_of_squares(grid, (0, 1), True)
+    assert both.shape == (1, 1) and float(both[0, 0]) == 120_000.0
