@@ -537,7 +537,12 @@ _NAMES: dict[bytes, Any] = {}
 _LIVE: dict[
     int, tuple[ctypes.Structure, Any, ToyProducer]
 ] = {}  # address -> (struct, memory, maker)
-_LIVE_LOCK = threading.Lock()
+#: Reentrant, because a deleter can run inside another: the garbage
+#: collector (or, on a free-threaded build, the merging of reference counts
+#: dropped by other threads) may free an imported array at any bytecode,
+#: inside this lock too, and that array's release calls _toy_deleter again
+#: on the same thread.  A plain Lock deadlocked there (seen on 3.13t).
+_LIVE_LOCK = threading.RLock()
 
 
 def _name_buffer(name: bytes) -> Any:
@@ -634,7 +639,8 @@ class ToyProducer:
         0
         """
         with _LIVE_LOCK:
-            return sum(1 for entry in _LIVE.values() if entry[2] is self)
+            entries = list(_LIVE.values())  # (one C call: a release cannot interleave)
+        return sum(1 for entry in entries if entry[2] is self)
 
     def capsule(
         self,
