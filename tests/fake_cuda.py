@@ -13,7 +13,7 @@ them as ``(device, name, ...)``).  The runtime holds CUDA's own rules where
 a GPU would fail: an event is recorded on the GPU it was made on, a stream
 made with :meth:`FakeRuntime.new_stream` is used only on its own GPU (the
 handles 1 and 2, the default streams, belong to every GPU), and a destroyed
-event is never used.
+event or stream is never used.
 
 :class:`FakeCupy` stands in for the little of CuPy that dlarray's stream
 choice reads (its current stream on the current GPU), so that tests can
@@ -54,6 +54,7 @@ class FakeRuntime:
         self.live: dict[int, tuple[str, Any]] = {}  # pointer -> (kind, buffer)
         self.freed: list[int] = []
         self.streams: dict[int, int] = {}  # a stream made by new_stream -> its GPU
+        self.destroyed: set[int] = set()  # streams destroyed by destroy_stream
         self._events: dict[int, int] = {}  # a live event -> its GPU
         self._made = 0
 
@@ -61,6 +62,7 @@ class FakeRuntime:
         self.calls.append(Call(call, self.device))
 
     def _check_stream(self, stream: int, call: str) -> None:
+        assert stream not in self.destroyed, f"{call}: stream {stream:#x} was destroyed"
         gpu = self.streams.get(stream, self.device)
         assert gpu == self.device, f"{call}: stream {stream:#x} of GPU {gpu} used on {self.device}"
 
@@ -121,6 +123,12 @@ class FakeRuntime:
         self.streams[handle] = gpu
         return handle
 
+    def destroy_stream(self, handle: int) -> None:
+        """As ``cudaStreamDestroy``: the handle must never be used again (a
+        GPU crashes, or reaches whichever stream gets the handle next)."""
+        assert handle in self.streams and handle not in self.destroyed
+        self.destroyed.add(handle)
+
     def stream_synchronize(self, stream: int) -> None:
         self._check_stream(stream, "cudaStreamSynchronize")
         self._log("stream_synchronize", stream)
@@ -155,6 +163,19 @@ class FakeRuntime:
         return [(getattr(c, "device", None), *c) for c in self.calls]
 
 
+class Stream:
+    """A stand-in ``cupy.cuda.Stream``: a stream made in the runtime, and
+    destroyed there when this object dies (CuPy destroys its stream in
+    ``__del__``)."""
+
+    def __init__(self, runtime: FakeRuntime, gpu: int) -> None:
+        self._runtime = runtime
+        self.ptr = runtime.new_stream(gpu)
+
+    def __del__(self) -> None:
+        self._runtime.destroy_stream(self.ptr)
+
+
 class FakeCupy(types.ModuleType):
     """The part of CuPy dlarray's work stream is read from: a current stream
     per GPU (0, CuPy's null stream, until :meth:`use` changes it),
@@ -164,19 +185,25 @@ class FakeCupy(types.ModuleType):
     def __init__(self, runtime: FakeRuntime) -> None:
         super().__init__("cupy")
         self._runtime = runtime
-        self._current: dict[int, int] = {}
+        self._current: dict[int, Any] = {}  # GPU -> a handle, or a Stream
         self.cuda = types.SimpleNamespace(
-            get_current_stream=lambda: types.SimpleNamespace(
-                ptr=self._current.get(runtime.device, 0)
-            ),
-            Device=self._on_gpu,
+            get_current_stream=self._current_stream, Device=self._on_gpu
         )
+
+    def _current_stream(self) -> Any:
+        current = self._current.get(self._runtime.device, 0)
+        return current if isinstance(current, Stream) else types.SimpleNamespace(ptr=current)
+
+    def new_stream(self, gpu: int = 0) -> Stream:
+        """A stream of GPU ``gpu`` that lives as long as the returned object,
+        as ``cupy.cuda.Stream()``'s does (make it current with :meth:`use`)."""
+        return Stream(self._runtime, gpu)
 
     def from_dlpack(self, producer: Any) -> Any:
         """What CuPy's ``from_dlpack`` asks of a producer: its memory, made
         ready on CuPy's current stream (1 for the null stream).  The
         "array" it returns only remembers the capsule."""
-        stream = self._current.get(self._runtime.device, 0) or 1
+        stream = self._current_stream().ptr or 1
         return types.SimpleNamespace(capsule=producer.__dlpack__(stream=stream))
 
     @contextlib.contextmanager
@@ -188,9 +215,10 @@ class FakeCupy(types.ModuleType):
             self._runtime.device = previous
 
     @contextlib.contextmanager
-    def use(self, stream: int, gpu: int = 0) -> Iterator[int]:
-        """Make ``stream`` CuPy's current stream on GPU ``gpu`` in the block,
-        as ``with cupy.cuda.Stream():`` does."""
+    def use(self, stream: Any, gpu: int = 0) -> Iterator[Any]:
+        """Make ``stream`` (a handle, or a :class:`Stream`) CuPy's current
+        stream on GPU ``gpu`` in the block, as ``with cupy.cuda.Stream():``
+        does."""
         previous = self._current.get(gpu, 0)
         self._current[gpu] = stream
         try:

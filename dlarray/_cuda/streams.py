@@ -140,16 +140,23 @@ def parse_stream(stream: object, func: str) -> int:
 
 def work_stream(device_index: int | None = None) -> int:
     """dlarray's work stream on the current GPU (or ``device_index``)."""
+    return _work_stream_and_owner(device_index)[0]
+
+
+def _work_stream_and_owner(device_index: int | None = None) -> tuple[int, Any]:
+    """dlarray's work stream, and the object that keeps it alive: CuPy's
+    ``Stream`` (CuPy destroys the stream when that object dies), or None for
+    the legacy default stream, which never dies."""
     cupy = sys.modules.get("cupy")
     if cupy is None or not _cupy_has_a_gpu(cupy):
-        return LEGACY_DEFAULT
+        return LEGACY_DEFAULT, None
     if device_index is None:
-        pointer = int(cupy.cuda.get_current_stream().ptr)
+        stream = cupy.cuda.get_current_stream()
     else:
         with cupy.cuda.Device(device_index):
-            pointer = int(cupy.cuda.get_current_stream().ptr)
+            stream = cupy.cuda.get_current_stream()
     # CuPy's null stream has pointer 0, which is the legacy default stream.
-    return pointer or LEGACY_DEFAULT
+    return int(stream.ptr) or LEGACY_DEFAULT, stream
 
 
 def _cupy_has_a_gpu(cupy: Any) -> bool:
@@ -174,11 +181,19 @@ def gpu_of(device: Device) -> int | None:
 
 class Pending(NamedTuple):
     """Where dlarray's work on one memory is: before the current end of
-    ``stream`` on GPU ``gpu``; ``mark`` orders the marks in time."""
+    ``stream`` on GPU ``gpu``; ``mark`` orders the marks in time.
+
+    ``keeps`` is the object that keeps ``stream`` alive (CuPy's ``Stream``),
+    held as long as the memory is on it: a later reader records an event on
+    ``stream``, and a user who dropped the stream meanwhile would have
+    destroyed it.  Recording on a destroyed stream crashed the process on
+    an H100 (a segfault in cudaEventRecord), and a new stream given the old
+    handle would have been waited for instead, silently."""
 
     gpu: int
     stream: int
     mark: int
+    keeps: Any = None
 
 
 class Queue(NamedTuple):
@@ -232,7 +247,8 @@ def queued_on(memories: tuple[Device, ...], gpu: int | None) -> Iterator[Queue]:
     global _last_mark
     with runtime.on_device(gpu) as rt:
         index = rt.current_device() if gpu is None else gpu
-        queue = Queue(rt, index, work_stream())
+        stream, keeps = _work_stream_and_owner()
+        queue = Queue(rt, index, stream)
         keys = tuple(dict.fromkeys(_memory(m) for m in memories))
         with _lock:
             state = _state(rt)
@@ -243,7 +259,7 @@ def queued_on(memories: tuple[Device, ...], gpu: int | None) -> Iterator[Queue]:
             finally:  # even after a failure: some of the work may be queued
                 _last_mark = mark = next(_marks)
                 for key in keys:
-                    state[key] = Pending(index, queue.stream, mark)
+                    state[key] = Pending(index, queue.stream, mark, keeps)
 
 
 def enter(device: Device) -> int:

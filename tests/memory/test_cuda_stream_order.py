@@ -83,6 +83,24 @@ def test_a_consumer_on_a_third_stream_waits_through_the_work_stream(fake, cupy):
     assert fake.placed() == [*wait(0, a, 0, 1), *wait(0, 1, 0, 0x7F00, event=2)]
 
 
+def test_a_stream_the_user_dropped_lives_while_work_is_pending_on_it(fake, cupy):
+    # As ``with cupy.cuda.Stream() as s: x = dlarray.zeros(...)`` then ``del s``:
+    # CuPy destroys the stream with its object, and a later reader records an
+    # event on it.  On an H100 that crashed the process (tests/cuda/test_gpu.py's
+    # stream tests, one after another, each with its own CuPy stream).
+    side = cupy.new_stream()
+    handle = side.ptr
+    with cupy.use(side):
+        x = dlarray.zeros(3, device="cuda")  # the memset is pending on side
+    del side
+    assert handle not in fake.destroyed  # dlarray holds it while work is pending there
+    fake.calls.clear()
+    x.__dlpack__(stream=0x7F00)
+    assert fake.placed()[:4] == wait(0, handle, 0, 1)
+    # x's memory is on the null stream now: nothing holds the side stream.
+    assert handle in fake.destroyed
+
+
 def test_a_consumer_on_the_streams_own_stream_waits_for_nothing(fake, cupy):
     a = fake.new_stream(0)
     with cupy.use(a):
