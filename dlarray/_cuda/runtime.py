@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -154,7 +155,7 @@ _NO_DEVICE = {100: "no CUDA-capable device", 101: "an invalid device ordinal"}
 _lock = threading.Lock()
 _loaded: CudaRuntime | None = None
 _missing: str | None = None  # why the runtime could not be loaded
-_override: CudaRuntime | None = None
+_override: CudaRuntime | CUDAUnavailableError | None = None
 
 
 def _driver_present() -> bool:
@@ -188,7 +189,11 @@ def _load() -> CudaRuntime:
     err, count = module.cudaGetDeviceCount()
     code = int(err)
     if code in _NO_DRIVER or code == 3:  # 3: cudaErrorInitializationError
-        why = _NO_DRIVER.get(code, "the driver failed to initialise")
+        why = _NO_DRIVER.get(
+            code,
+            "the driver failed to initialise, as it always does in a process forked from "
+            "one that had used CUDA (start such children with multiprocessing's 'spawn')",
+        )
         raise CUDAUnavailableError(
             f"cuda-bindings is installed but no working NVIDIA driver was found "
             f"(cudaGetDeviceCount: {module.cudaGetErrorName(err)[1].decode()}, {why}); "
@@ -210,6 +215,8 @@ def runtime() -> CudaRuntime:
     naming what is missing (package, driver or GPU)."""
     global _loaded, _missing
     if _override is not None:
+        if isinstance(_override, CUDAUnavailableError):  # hidden(): as if no GPU
+            raise CUDAUnavailableError(str(_override))
         return _override
     if _loaded is None:
         with _lock:
@@ -222,6 +229,30 @@ def runtime() -> CudaRuntime:
                     _missing = str(exc)
                     raise
     return _loaded
+
+
+_FORKED = (
+    "CUDA was initialised in this process's parent before it forked (os.fork, or "
+    "multiprocessing's default 'fork' start method on Linux), and CUDA does not "
+    "survive a fork: the child cannot use the GPU.  Start child processes with the "
+    "'spawn' or 'forkserver' method (multiprocessing.get_context('spawn')), or touch "
+    "CUDA in the parent only after forking"
+)
+
+
+def _refuse_in_a_forked_child() -> None:
+    """After os.fork, in the child: a runtime the parent had loaded is dead
+    there (the driver was initialised before the fork, and every call would
+    fail with cudaErrorInitializationError).  Every later use says why, as a
+    CUDAUnavailableError, instead."""
+    global _loaded, _missing, _lock
+    _lock = threading.Lock()  # another thread of the parent may have held it
+    if _loaded is not None:
+        _loaded, _missing = None, _FORKED
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_refuse_in_a_forked_child)
 
 
 def forget() -> None:
@@ -249,6 +280,21 @@ def use_runtime(replacement: CudaRuntime) -> Iterator[CudaRuntime]:
     previous, _override = _override, replacement
     try:
         yield replacement
+    finally:
+        _override = previous
+
+
+@contextlib.contextmanager
+def hidden(
+    reason: str = "no GPU: this machine's GPU is hidden (dlarray._cuda.runtime.hidden)",
+) -> Iterator[None]:
+    """Make :func:`runtime` raise :class:`CUDAUnavailableError` (``reason``)
+    inside the block, as on a machine without a GPU: for tests of the no-GPU
+    paths on a machine that has one."""
+    global _override
+    previous, _override = _override, CUDAUnavailableError(reason)
+    try:
+        yield
     finally:
         _override = previous
 
