@@ -11,12 +11,20 @@ import sysconfig
 import abi
 import pytest
 
+from dlarray._cuda import runtime as cuda_runtime
+
 # The intel-opencl-rt wheel's ICD file names a placeholder path, so the
 # OpenCL loader finds Intel's CPU runtime only through this variable, which
 # must be set before dpctl is first imported (docs/sycl.md, troubleshooting).
 _INTEL_OPENCL = os.path.join(sys.prefix, "lib", "libintelocl.so")
 if os.path.exists(_INTEL_OPENCL) and "OCL_ICD_FILENAMES" not in os.environ:
     os.environ["OCL_ICD_FILENAMES"] = _INTEL_OPENCL
+
+# JAX takes 75% of a GPU's memory when it first touches it, in each process:
+# with pytest-xdist's workers (tests/cuda/device_check.sh runs 8) the second
+# worker to import JAX on a GPU leaves the others none.  It allocates as it
+# goes instead (set before any test module imports JAX).
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
 def pytest_collection_finish(session):
@@ -90,7 +98,8 @@ _STAND_IN_TESTS = tuple(
 
 @pytest.fixture(autouse=True)
 def _no_cupy_over_the_stand_in(request, monkeypatch):
-    """Hide a real CuPy from the tests of the stand-in CUDA runtime.
+    """Hide a real CuPy, and a real GPU, from the tests of the stand-in CUDA
+    runtime.
 
     CuPy imports without a GPU, and once a module of the run has imported it
     (the interop matrix does, at collection), dlarray asks it for its current
@@ -99,10 +108,34 @@ def _no_cupy_over_the_stand_in(request, monkeypatch):
     module ran before them, so they see no CuPy unless they install a stand-in
     of their own (``monkeypatch.setitem(sys.modules, "cupy", ...)`` after
     this).  memory/test_cuda_cupy_call_shapes.py is not listed: it runs a
-    real CuPy over host memory, in a child process."""
+    real CuPy over host memory, in a child process.
+
+    On a machine with a GPU, the real runtime is hidden too
+    (``dlarray._cuda.runtime.hidden``): these tests' streams and pointers are
+    made up (0xABC0, host memory posing as a GPU's), and the real driver
+    handed them would crash the process.  Inside, the stand-in replaces the
+    hidden runtime; outside it, the tests see a machine without a GPU, as
+    on every CPU machine.  The tests of how the missing runtime is named
+    (``no_cuda_bindings``) look for the real one."""
     path = str(request.node.path)
-    if any(path.endswith(name) for name in _STAND_IN_TESTS):
-        monkeypatch.setitem(sys.modules, "cupy", None)
+    if not any(path.endswith(name) for name in _STAND_IN_TESTS):
+        yield
+        return
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    if "no_cuda_bindings" in request.fixturenames or not cuda_runtime.available():
+        yield
+        return
+    with cuda_runtime.hidden("no GPU: the stand-in CUDA tests hide this machine's GPU"):
+        yield
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """As on a machine without a GPU, on any machine: dlarray's CUDA runtime
+    raises CUDAUnavailableError and CuPy is not imported."""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    with cuda_runtime.hidden("no GPU: this test hides this machine's GPU (no_gpu)"):
+        yield
 
 
 # What a skip reason says is missing, read from the reason's own words (the

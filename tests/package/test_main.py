@@ -161,8 +161,11 @@ def _refuse_device_memory(x: Any) -> Any:
 def test_a_failure_on_a_device_kind_sets_exit_status(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Pretend pinned CUDA memory exists.  Without a GPU dlarray cannot
-    # allocate it; with one, this numpy refuses it: the row fails either way.
+    # Pretend pinned CUDA memory exists, and no other memory but the host's
+    # (whatever this machine has).  Without a GPU dlarray cannot allocate it;
+    # with one, this numpy refuses it: the row fails either way.
+    for kind in cli.DEVICE_PROBES.keys() - {"cpu"}:
+        monkeypatch.setitem(cli.DEVICE_PROBES, kind, list)
     monkeypatch.setitem(cli.DEVICE_PROBES, "cuda_host", lambda: [dlarray.Device("cuda_host")])
     refusing = dataclasses.replace(cli.PEERS[0], from_dlpack=lambda module: _refuse_device_memory)
     absent = dataclasses.replace(cli.PEERS[0], name="no_such_peer_library")

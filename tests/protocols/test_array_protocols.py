@@ -20,6 +20,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -178,7 +179,9 @@ def test_dunder_array_follows_numpy_2_copy_semantics():
 def test_dunder_array_gives_a_new_object_so_dlarrays_view_is_not_disturbed():
     x = dlarray.asarray([1.0, 2.0, 3.0, 4.0])
     a = x.__array__()
-    a.shape = (2, 2)  # reshaping the caller's ndarray in place
+    with warnings.catch_warnings():  # NumPy 2.5 deprecates it; old code still does it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        a.shape = (2, 2)  # reshaping the caller's ndarray in place
     assert x.shape == (4,) and dlarray.sum(x) == 10.0
 
 
@@ -508,7 +511,7 @@ def test_device_arrays_unpickle_onto_the_same_memory_kind(fake):
 
 def test_device_arrays_unpickled_without_the_device_say_what_is_missing(fake):
     data = pickle.dumps(dlarray.asarray([1.0]).to_device("cuda"))
-    with cuda_runtime.use_runtime(None):
+    with cuda_runtime.hidden():  # as on a machine without a GPU
         with pytest.raises(BufferError, match=r"pickled from Device\('cuda', 0\)"):
             pickle.loads(data)
 

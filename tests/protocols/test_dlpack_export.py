@@ -255,7 +255,9 @@ def test_dl_device_of_the_arrays_own_device_is_accepted(copy):
 
 @pytest.mark.parametrize("dl_device", [(2, 0), (1, 1), (13, 0)])
 @pytest.mark.parametrize("copy", [None, False, True])
-def test_dl_device_of_another_device_is_a_buffer_error(dl_device, copy):
+def test_dl_device_of_another_device_is_a_buffer_error(dl_device, copy, no_gpu):
+    # Without a GPU (hidden where there is one): no copy to CUDA memory can
+    # be made, and another host id is no device at all.
     x, _ = _grid()
     with pytest.raises(BufferError):
         x.__dlpack__(max_version=(1, 3), dl_device=dl_device, copy=copy)
