@@ -305,6 +305,23 @@ def test_export_to_the_host_is_a_flagged_copy(kind):
     np.testing.assert_array_equal(np.from_dlpack(y), a.T)
 
 
+@pytest.mark.parametrize("copy", [None, True])
+@pytest.mark.parametrize("kind", ["cuda", "cuda_managed"])
+def test_host_array_exported_to_a_gpu_is_a_flagged_copy(kind, copy):
+    """A host array's __dlpack__(dl_device=(2, 0) or (13, 0)) is a copy in that
+    memory, marked IS_COPIED (without a GPU it is a BufferError:
+    tests/protocols/test_dlpack_export.py)."""
+    a = sample("float32")
+    x = LAYOUTS["negative-inner"](dlarray.asarray(a))
+    dl_device = (DLPACK_TYPES[kind], 0)
+    exported = x.__dlpack__(max_version=(1, 3), dl_device=dl_device, copy=copy)
+    capsule = Capsule(exported, device=dl_device)
+    y = dlarray.from_dlpack(capsule)
+    assert y.__dlpack_device__() == dl_device
+    assert y._owner.flags & _core.FLAG_IS_COPIED
+    np.testing.assert_array_equal(host(y), LAYOUTS["negative-inner"](a))
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_export_to_the_host_without_a_copy_is_refused(kind):
     """__dlpack__(dl_device=(1, 0), copy=False) of CUDA memory raises BufferError."""
