@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import importlib.util
 import json
+import os
 import platform
 import statistics
 import sys
@@ -534,6 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
+    # JAX would take 75% of the GPU's memory on its first exchange there: a
+    # survey needs a few kilobytes, and may run beside the user's own work.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     report = survey(args.repeats)
     print(json.dumps(report, indent=2) if args.json else format_table(report))
     return 0 if report["ok"] else 1

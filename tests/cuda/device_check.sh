@@ -70,6 +70,9 @@ if compgen -G ".whl/*.whl" >/dev/null; then
 fi
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"  # the in-place build
 export PYTHONUNBUFFERED=1
+# JAX takes 75% of the GPU when it first touches it, in every process (each
+# pytest-xdist worker, the benchmark): it allocates as it goes instead.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 # ---- 3. build in place ----
 say "building the C core in place"
@@ -127,7 +130,7 @@ if "$python" -c "import xdist" 2>/dev/null && [ "$workers" != 0 ]; then
 fi
 say "running pytest on $tests (${xdist[*]:-serial})"
 # shellcheck disable=SC2086  # $tests may name several paths
-"$python" -m pytest $tests "${xdist[@]}" -p no:cacheprovider --rootdir "$root" \
+"$python" -m pytest $tests "${xdist[@]}" -p no:cacheprovider -p no:benchmark --rootdir "$root" \
     -q -rfE --tb=short --junitxml="$out/junit.xml" >"$out/pytest.txt" 2>&1
 pytest_status=$?
 tail -n 60 "$out/pytest.txt" | tee -a "$log" >/dev/null
