@@ -157,9 +157,12 @@ def demonstrate(ext: types.ModuleType, label: str, x: Any) -> None:
 
 def show_legacy_producer(ext: types.ModuleType) -> None:
     """JAX gives only legacy capsules: borrow() reads them, to_managed() cannot."""
+    import jax
     import jax.numpy as jnp
 
-    x = jnp.arange(12.0).reshape(3, 4)
+    # On JAX's CPU device: where JAX sees a GPU its arrays go there by
+    # default, and total() reads host memory.
+    x = jax.device_put(jnp.arange(12.0).reshape(3, 4), jax.devices("cpu")[0])
     print(f"jax: table {ext.table_version(x)}, legacy capsules; total(x) = {ext.total(x)}")
     try:
         ext.to_dlarray(x)
