@@ -54,9 +54,12 @@ def isolated(check: Callable[..., T], *args: Any) -> T:
         return check(*args)
     read_fd, write_fd = os.pipe()
     with warnings.catch_warnings():
-        # Python 3.12+ warns about forking a process with threads; the child
-        # only runs dlarray and ctypes code and leaves with os._exit.
+        # Python 3.12+ warns about forking a process with threads, and so
+        # does JAX (a RuntimeWarning from its at-fork hook, where other tests
+        # of this process imported it); the child only runs dlarray and
+        # ctypes code and leaves with os._exit.
         warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning)
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(read_fd)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import pytest
 from fake_cuda import FakeRuntime
@@ -21,7 +22,13 @@ def _in_a_forked_child(call) -> str:
     """What ``call()`` raised in a forked child (its type and message), or
     "no error"."""
     read, write = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ and JAX (where another test imported it) warn that
+        # forking a threaded process may deadlock the child; this child only
+        # runs dlarray and leaves with os._exit.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning)
+        pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
         try:
