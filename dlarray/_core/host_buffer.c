@@ -7,8 +7,46 @@
  * block so that `pointer` is never NULL for a live buffer.
  */
 #include "core.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+/* Blocks of 4 MiB or more ask the kernel for transparent huge pages, as
+ * NumPy does for its own arrays of that size.  Where Linux grants them only
+ * on request (transparent_hugepage "madvise", many distributions' default),
+ * the first touch of a fresh 256 MiB block took 4x NumPy's time without it
+ * (147 ms against 35 ms, a page fault per 4 KiB), and every copy into a new
+ * array -- to_device("cpu") of a GPU array, asarray(copy=True) -- paid that.
+ * Advice only: where huge pages are off, nothing changes. */
+#define DLA_HUGE_PAGE_MIN ((size_t)1 << 22)
+
+static void
+advise_huge_pages(void *p, size_t nbytes)
+{
+#ifdef MADV_HUGEPAGE
+    static uintptr_t page = 0;
+    if (nbytes < DLA_HUGE_PAGE_MIN) {
+        return;
+    }
+    if (page == 0) {
+        long size = sysconf(_SC_PAGESIZE);
+        page = size > 0 ? (uintptr_t)size : 4096;
+    }
+    /* madvise takes whole pages: the ones inside the block. */
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)p + nbytes) & ~(page - 1);
+    if (end > start) {
+        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
+    }
+#else
+    (void)p;
+    (void)nbytes;
+#endif
+}
 
 static void *
 aligned_host_alloc(size_t nbytes)
@@ -20,6 +58,7 @@ aligned_host_alloc(size_t nbytes)
     if (posix_memalign(&p, DLA_HOST_ALIGNMENT, nbytes ? nbytes : 1) != 0) {
         return NULL;
     }
+    advise_huge_pages(p, nbytes);
     return p;
 #endif
 }
