@@ -105,19 +105,26 @@ _SINGLE_MAX = 3.4028234663852886e38
 # Sums of squared deviations below this, per term, are redone in double
 # precision (see _in_single_range).
 _TINY_SQUARES = 2.0**-100
-# Namespace -> whether it accumulates single precision accurately itself.
-_ACCURATE: dict[Any, bool] = {}
+# What each engine namespace offers beyond the standard, read once per
+# namespace: (namespace, attribute) -> its value, or None where it has none.
+_EXTRAS: dict[tuple[Any, str], Any] = {}
+
+
+def _extra(xp: Any, name: str) -> Any:
+    """Engine namespace ``xp``'s attribute ``name`` (an ``_dlarray_*``
+    extension of the host engine), or None."""
+    try:
+        return _EXTRAS[xp, name]
+    except KeyError:
+        value = _EXTRAS[xp, name] = getattr(xp, name, None)
+        return value
 
 
 def _accurate(xp: Any) -> bool:
     """Whether engine namespace ``xp`` sums, multiplies and scans ``float32``
     and ``complex64`` within dlarray's bounds in the dtype itself (its
     ``_dlarray_accurate_accumulation``; see the module docstring)."""
-    try:
-        return _ACCURATE[xp]
-    except KeyError:
-        accurate = _ACCURATE[xp] = getattr(xp, "_dlarray_accurate_accumulation", False)
-        return accurate
+    return bool(_extra(xp, "_dlarray_accurate_accumulation"))
 
 
 # The dtypes whose sum/prod over every axis the host engine's C fast path
@@ -677,7 +684,7 @@ def _squared_deviations(
         deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
     # An engine may sum the squares without writing them out
     # (_dlarray_sum_of_squares: NumPy's, for a large float32 run).
-    fused = getattr(xp, "_dlarray_sum_of_squares", None)
+    fused = _extra(xp, "_dlarray_sum_of_squares")
     total = None if fused is None else fused(deviations, axes, keepdims)
     if total is None:
         deviations *= deviations

@@ -355,7 +355,7 @@ def _single_sum(x: Any, axis: Any, keepdims: bool) -> Any:
     run = _run(x, axis)
     if run is not None:
         total = _blocked_sum(run)
-        if run.dtype == _float32 and abs(float(total)) + _blocked_error(run.size) < _OVERFLOW:
+        if run.dtype == _float32 and _clear_of_overflow(total, run.size):
             return _rounded_total(x, axis, keepdims, total)  # the common case, at a glance
         if np.isfinite(total):
             return _rounded_total(x, axis, keepdims, _checked_blocked_sum(run, total))
@@ -376,41 +376,45 @@ def sum_of_squares(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any | None:
     ``_dlarray_sum_of_squares`` of ``numpy_engine.FIXES``), or None where
     this has no faster way and the caller squares and sums.
 
-    The blocked sum's columns (see :func:`_blocked_sum`), each square
-    rounded to float32 and added down its column in float32 as there, but
-    formed in the same pass as the squares (``np.einsum``): the squares
-    are never written out.  The same error bound holds, and the result is
-    kept only where that bound proves it finite and clear of float32's
-    overflow threshold; elsewhere None, and the caller's path decides.
+    The blocked sum of the squares (:func:`_blocked_sum`), kept only where
+    its error bound proves it finite and clear of float32's overflow
+    threshold; elsewhere None, and the caller's path decides.
     """
     run = _run(x, None if len(axes) == x.ndim else axes)
     if run is None or run.dtype != _float32:
         return None
-    double = _DOUBLE[run.dtype]
-    n = run.size
-    body = n - n % SUM_ROWS
-    rows = run[:body].reshape(SUM_ROWS, -1)
-    columns = np.einsum("ij,ij->j", rows, rows)  # single, elementwise down each column
-    total = _add.reduce(columns, None, double, _empty((), double))
-    if body < n:
-        tail = run[body:]
-        total += _add.reduce(tail * tail, None, double)
-    if not abs(float(total)) + _blocked_error(n) < _OVERFLOW:  # (NaN too)
+    total = _blocked_sum(run, squared=True)
+    if not _clear_of_overflow(total, run.size):  # (NaN too)
         return None
     return _rounded_total(x, None, keepdims, total)
 
 
-def _blocked_sum(run: Any) -> Any:
+def _blocked_sum(run: Any, squared: bool = False) -> Any:
     """The sum of a large contiguous run (the module docstring's blocked
-    path), in double precision, not rounded."""
+    path), in double precision, not rounded.  ``squared``: the sum of its
+    squares, each rounded to the run's dtype and added down its column as
+    there, but formed in the same pass as the sum (``np.einsum``), so the
+    squares are never written out."""
     double = _DOUBLE[run.dtype]
     n = run.size
     body = n - n % SUM_ROWS
-    columns = _add.reduce(run[:body].reshape(SUM_ROWS, -1), 0)  # single, elementwise
+    rows = run[:body].reshape(SUM_ROWS, -1)
+    if squared:
+        columns = np.einsum("ij,ij->j", rows, rows)  # single, elementwise down each column
+    else:
+        columns = _add.reduce(rows, 0)  # single, elementwise
     total = _add.reduce(columns, None, double, _empty((), double))
     if body < n:
-        total += _add.reduce(run[body:], None, double)
+        tail = run[body:]
+        total += _add.reduce(tail * tail if squared else tail, None, double)
     return total
+
+
+def _clear_of_overflow(total: Any, n: int) -> bool:
+    """Whether the float32 blocked sum ``total`` of ``n`` values is proved
+    finite and on the finite side of float32's overflow threshold by its
+    error bound (false for NaN and infinities)."""
+    return abs(float(total)) + _blocked_error(n) < _OVERFLOW
 
 
 def _blocked_error(n: int, magnitude: float = math.inf) -> float:
