@@ -190,6 +190,113 @@ PyTypeObject DLAImportedTensor_Type = {
 
 /* ---- validation ---- */
 
+/* A refusal's code kept out of the import's hot path: inlined, it cost the
+ * check below register spills on every import. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DLA_COLD __attribute__((cold, noinline))
+#else
+#define DLA_COLD
+#endif
+
+/* The strides' span: the bytes between a tensor's lowest- and
+ * highest-addressed elements, the sum over its axes of |stride| *
+ * (extent - 1) * element bytes.  Decision (cupy/cupy#10172): a span past INT64_MAX is
+ * refused at import.  An honest tensor's elements lie in memory a process
+ * can address, and NumPy, dlarray's host engine, refuses a byte extent
+ * past intp; a span that large only comes from strides that are wrong
+ * numbers -- CuPy 14.2 divides a negative byte stride by its unsigned
+ * itemsize, so -24 bytes of float32 arrive as 2**62 - 6 elements.  Imported,
+ * such a tensor failed only later, in a copy, with a confusing "too big".
+ * A tensor with elements has no extent 0, and an axis of extent 1 never
+ * uses its stride (any value is allowed there).  A padded sub-byte element
+ * takes one byte; packed ones are not checked here: they must be in C order
+ * instead, which keeps their span within the element count that
+ * dla_check_shape_count bounds. */
+
+/* Unsigned checked arithmetic for the span: |INT64_MIN| is 2**63, which
+ * only an unsigned number holds. */
+static inline bool
+umul_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_mul_overflow(a, b, out);
+#else
+    *out = a * b;
+    return b != 0 && a > UINT64_MAX / b;
+#endif
+}
+
+static inline bool
+uadd_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+    *out = a + b;
+    return *out < a;
+}
+
+/* Whether the span of a tensor with elements (every extent at least 1)
+ * passes INT64_MAX.  It runs on every import, so it has no branch but the
+ * overflows': one checked multiply and add per axis, in elements (an
+ * extent of 1 adds 0 whatever its stride, INT64_MIN included), and one
+ * multiply by the element's bytes at the end. */
+static inline bool
+span_overflows(int32_t ndim, const int64_t *shape, const int64_t *strides, int64_t itemsize)
+{
+    uint64_t span = 0, reach;
+    for (int32_t i = 0; i < ndim; i++) {
+        uint64_t magnitude = strides[i] < 0 ? 0 - (uint64_t)strides[i] : (uint64_t)strides[i];
+        if (umul_overflows(magnitude, (uint64_t)shape[i] - 1, &reach) ||
+            uadd_overflows(span, reach, &span)) {
+            return true;
+        }
+    }
+    return umul_overflows(span, (uint64_t)itemsize, &span) || span > (uint64_t)INT64_MAX;
+}
+
+/* A tuple of n int64 values, for a message. */
+static PyObject *
+int64_tuple(int32_t n, const int64_t *values)
+{
+    PyObject *tuple = PyTuple_New(n);
+    for (int32_t i = 0; tuple != NULL && i < n; i++) {
+        PyObject *value = PyLong_FromLongLong(values[i]);
+        if (value == NULL) {
+            Py_CLEAR(tuple);
+            break;
+        }
+        PyTuple_SET_ITEM(tuple, i, value);
+    }
+    return tuple;
+}
+
+/* The refusal of a span past INT64_MAX: the layout, the axis where the
+ * span passes the limit, the likely cause and what to do. */
+DLA_COLD static void
+refuse_span(const DLTensor *t, int64_t itemsize)
+{
+    int32_t axis = 0;
+    while (axis < t->ndim - 1 && !span_overflows(axis + 1, t->shape, t->strides, itemsize)) {
+        axis++;
+    }
+    PyObject *shape = int64_tuple(t->ndim, t->shape);
+    PyObject *strides = shape ? int64_tuple(t->ndim, t->strides) : NULL;
+    if (strides != NULL) {
+        PyErr_Format(PyExc_BufferError,
+                     "the DLPack tensor's strides span more than 2**63 - 1 bytes "
+                     "between its first and last elements (shape %R, strides %R in "
+                     "elements of %lld bytes; the span passes the limit at axis %d, "
+                     "stride %lld): no memory is that large, so the strides are "
+                     "wrong. Strides near 2**64 divided by the element's bytes "
+                     "(2**62 for 4-byte elements) are negative strides divided as "
+                     "unsigned numbers, as CuPy 14.2 exports them "
+                     "(https://github.com/cupy/cupy/issues/10172); ask the producer "
+                     "for a contiguous copy (x.copy()) before exporting",
+                     shape, strides, (long long)itemsize, (int)axis,
+                     (long long)t->strides[axis]);
+    }
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+}
+
 /* Checks a producer's DLTensor; fills *flags_out (DLA_FLAG_*) on success. */
 static int
 validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
@@ -245,20 +352,27 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
                         "producer is broken)");
         return -1;
     }
-    if (t->dtype.bits < 8 && !padded && t->strides != NULL) {
-        /* Packed sub-byte elements have no byte address of their own, so
-         * dlarray keeps such arrays C-contiguous. */
-        int64_t expected = 1;
-        for (int32_t i = t->ndim - 1; i >= 0; i--) {
-            if (t->shape[i] != 1 && t->strides[i] != expected && count > 0) {
-                PyErr_SetString(PyExc_BufferError,
-                                "the DLPack tensor holds packed sub-byte "
-                                "elements with non-contiguous strides; dlarray "
-                                "imports packed sub-byte data only in C order. "
-                                "Ask the producer for a contiguous copy");
-                return -1;
+    /* Strides that address memory (there are elements): packed sub-byte
+     * elements have no byte address of their own, so dlarray keeps such
+     * arrays C-contiguous; any other layout must span addressable memory. */
+    if (t->strides != NULL && count > 0) {
+        if (t->dtype.bits < 8 && !padded) {
+            int64_t expected = 1;
+            for (int32_t i = t->ndim - 1; i >= 0; i--) {
+                if (t->shape[i] != 1 && t->strides[i] != expected) {
+                    PyErr_SetString(PyExc_BufferError,
+                                    "the DLPack tensor holds packed sub-byte "
+                                    "elements with non-contiguous strides; dlarray "
+                                    "imports packed sub-byte data only in C order. "
+                                    "Ask the producer for a contiguous copy");
+                    return -1;
+                }
+                expected *= t->shape[i];
             }
-            expected *= t->shape[i];
+        }
+        else if (span_overflows(t->ndim, t->shape, t->strides, dla_element_bytes(t->dtype))) {
+            refuse_span(t, dla_element_bytes(t->dtype));
+            return -1;
         }
     }
     *flags_out = (padded ? DLA_FLAG_PADDED : 0) |

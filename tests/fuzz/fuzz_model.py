@@ -160,6 +160,11 @@ def judge(sent: dict[str, Any], name: bytes | None) -> Verdict:
         refuse.append("byte_offset above INT64_MAX")
     if data + sent["byte_offset"] >= ADDRESS_LIMIT:
         refuse.append("data + byte_offset overflows the address space")
+    if count > 0 and strides is not None and not (bits < 8 and not padded):
+        # Packed sub-byte data is held to C order above instead.
+        low, high = offset_range(shape, strides)
+        if (high - low) * element_bytes(sent["dtype"]) > INT64_MAX:
+            refuse.append("strides span more than INT64_MAX bytes (cupy/cupy#10172)")
     if refuse:
         return Verdict("must_refuse", refuse)
     if count > 0:

@@ -113,12 +113,15 @@ def test_views_of_an_imported_reversed_view(key):
 
 
 def test_a_view_below_address_zero_is_refused():
-    # A hostile layout whose second element lies 2**63 bytes before data:
-    # the import keeps it as described, a view of that element is refused
-    # (it would start below address 0), and nothing reads there.
+    # A hostile layout whose second element lies 2**63 bytes before data.
+    # The import refuses it (its span passes 2**63 - 1 bytes); made as a
+    # view over real memory, a view of that element is refused (it would
+    # start below address 0), and nothing reads there.
     toy = xp.abi.ToyProducer()
     memory = np.zeros(2, dtype=np.bool_)
-    x = xp.abi.consume(toy.capsule(memory, (2,), (-(2**63),)))
+    with pytest.raises(BufferError, match="span more than 2"):
+        xp.abi.consume(toy.capsule(memory, (2,), (-(2**63),)))
+    x = xp.from_dlpack(memory)._view((2,), (-(2**63),), 0)
     with pytest.raises(ValueError, match="addresses no real memory"):
         x[-1]
     with pytest.raises(ValueError, match="addresses no real memory"):
