@@ -18,23 +18,32 @@ spec's stream rules.  Its deviations, each asserted below:
 * ``dl_device=(kDLCPU, 0)`` with ``copy=False`` raises ``ValueError``
   instead of ``BufferError``; dlarray's consumer reports a ``BufferError``;
 * a stream of 0 is accepted with a warning (the spec forbids it; dlarray
-  refuses it, see tests/cuda/).
+  refuses it, see tests/cuda/);
+* up to 14.2 (at least), a negative stride is exported divided as unsigned
+  numbers (https://github.com/cupy/cupy/issues/10172): ``a[::-1, ::-2]`` of
+  float32 arrives with strides (2**62 - 6, 2**62 - 2) instead of (-6, -2).
+  dlarray refuses such strides at import with ``BufferError`` naming the
+  issue; ask CuPy for a contiguous copy first.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import abi
 import numpy as np
 import pytest
 from peer_suite import (
+    LAYOUTS,
     CapsuleSpy,
     InteropSuite,
     PeerUnderTest,
     address,
+    bits,
     dlarray_bits,
     dlarray_sample,
+    host_sample,
     import_peer,
 )
 
@@ -51,10 +60,40 @@ except runtime.CUDAUnavailableError as missing:
 cupy = import_peer("cupy")
 
 PEER = PeerUnderTest(peer_named("cupy"), cupy, kinds=["cuda"])
+# cupy/cupy#10172, declared in dlarray/_peers.py for the CuPy releases that have it.
+NEGATIVE_STRIDES_WRONG = PEER.deviation("import", "negative_strides") is not None
 
 
 class TestCupy(InteropSuite):
     peer = PEER
+
+
+def test_the_refusal_of_cupys_negative_strides_names_its_issue() -> None:
+    if not NEGATIVE_STRIDES_WRONG:
+        pytest.skip(f"CuPy {cupy.__version__} exports negative strides right")
+    view = LAYOUTS["negative_strides"](cupy.zeros((4, 6), dtype=cupy.float32))
+    with pytest.raises(BufferError, match=re.escape("cupy/cupy/issues/10172")):
+        dlarray.from_dlpack(view)
+
+
+def test_cupy_capsule_strides_of_a_negative_stride_view() -> None:
+    # What the deviation is, read in CuPy's own capsule: element strides
+    # (-6, -2), or, with cupy#10172, the byte strides (-24, -8) divided by 4
+    # as unsigned 64-bit numbers.
+    a = LAYOUTS["negative_strides"](cupy.zeros((4, 6), dtype=cupy.float32))
+    assert a.strides == (-24, -8)
+    capsule = a.__dlpack__(max_version=(1, 0))
+    strides = abi.read_capsule(capsule)["strides"]
+    del capsule  # never consumed: CuPy's destructor releases it
+    assert strides == ([2**62 - 6, 2**62 - 2] if NEGATIVE_STRIDES_WRONG else [-6, -2])
+
+
+def test_cupy_negative_strides_import_through_a_contiguous_copy() -> None:
+    # The way round cupy#10172: a contiguous copy has no negative stride.
+    host = host_sample("float32", (4, 6))
+    view = LAYOUTS["negative_strides"](cupy.asarray(host))
+    x = dlarray.from_dlpack(cupy.ascontiguousarray(view))
+    assert np.array_equal(dlarray_bits(x), bits(LAYOUTS["negative_strides"](host)))
 
 
 class FlagSpy(CapsuleSpy):
