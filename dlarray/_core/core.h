@@ -135,6 +135,26 @@ dla_add_overflows(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* The same, unsigned: a span of strides (import.c) sums magnitudes, and
+ * |INT64_MIN| is 2**63, which only an unsigned number holds. */
+static inline bool
+dla_umul_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_mul_overflow(a, b, out);
+#else
+    *out = a * b;
+    return b != 0 && a > UINT64_MAX / b;
+#endif
+}
+
+static inline bool
+dla_uadd_overflows(uint64_t a, uint64_t b, uint64_t *out)
+{
+    *out = a + b;
+    return *out < a;
+}
+
 /* Whether the first element's address, data + byte_offset, is no address
  * at all: it wraps around the address space, or byte_offset leaves the
  * signed range that view arithmetic works in.  dla_array_new refuses such

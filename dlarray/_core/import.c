@@ -213,26 +213,6 @@ PyTypeObject DLAImportedTensor_Type = {
  * instead, which keeps their span within the element count that
  * dla_check_shape_count bounds. */
 
-/* Unsigned checked arithmetic for the span: |INT64_MIN| is 2**63, which
- * only an unsigned number holds. */
-static inline bool
-umul_overflows(uint64_t a, uint64_t b, uint64_t *out)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_mul_overflow(a, b, out);
-#else
-    *out = a * b;
-    return b != 0 && a > UINT64_MAX / b;
-#endif
-}
-
-static inline bool
-uadd_overflows(uint64_t a, uint64_t b, uint64_t *out)
-{
-    *out = a + b;
-    return *out < a;
-}
-
 /* Whether the span of a tensor with elements (every extent at least 1)
  * passes INT64_MAX.  It runs on every import, so it has no branch but the
  * overflows': one checked multiply and add per axis, in elements (an
@@ -244,12 +224,12 @@ span_overflows(int32_t ndim, const int64_t *shape, const int64_t *strides, int64
     uint64_t span = 0, reach;
     for (int32_t i = 0; i < ndim; i++) {
         uint64_t magnitude = strides[i] < 0 ? 0 - (uint64_t)strides[i] : (uint64_t)strides[i];
-        if (umul_overflows(magnitude, (uint64_t)shape[i] - 1, &reach) ||
-            uadd_overflows(span, reach, &span)) {
+        if (dla_umul_overflows(magnitude, (uint64_t)shape[i] - 1, &reach) ||
+            dla_uadd_overflows(span, reach, &span)) {
             return true;
         }
     }
-    return umul_overflows(span, (uint64_t)itemsize, &span) || span > (uint64_t)INT64_MAX;
+    return dla_umul_overflows(span, (uint64_t)itemsize, &span) || span > (uint64_t)INT64_MAX;
 }
 
 /* A tuple of n int64 values, for a message. */

@@ -37,9 +37,9 @@ import numpy as np
 import pytest
 from fuzz_budget import fuzz
 from fuzz_hostile import Hostile, RecordingProducer
-from fuzz_isolation import maybe_isolated
 from fuzz_oracles import Result, assert_allowed, attempt, producers_of_one_example, settled
 from fuzz_stats import Outcome
+from isolation import maybe_isolated
 
 import dlarray
 from dlarray import _core

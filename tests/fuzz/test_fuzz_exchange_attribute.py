@@ -13,7 +13,7 @@ Whatever the attribute holds, from_dlpack must not crash, must raise only
 BufferError, ValueError, TypeError or the producer's own exception, and
 must release the tensor exactly once (a bad table is ignored and
 ``__dlpack__`` used, or the import refused).  Each example runs in a forked
-child (:mod:`fuzz_isolation`): a crash fails the example, not the session.
+child (:mod:`isolation`, tests/isolation.py): a crash fails the example, not the session.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from typing import Any
 import abi
 import numpy as np
 from fuzz_budget import fuzz
-from fuzz_isolation import isolated
 from fuzz_oracles import Result, assert_allowed, attempt, settled
 from fuzz_stats import Outcome
 from hypothesis import strategies as st
+from isolation import isolated
 
 import dlarray
 

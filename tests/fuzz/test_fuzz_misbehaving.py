@@ -24,7 +24,6 @@ from typing import Any
 
 import fuzz_misbehaving
 from fuzz_budget import fuzz
-from fuzz_isolation import maybe_isolated
 from fuzz_misbehaving import Misbehaving, Misbehaviour
 from fuzz_oracles import (
     Result,
@@ -35,6 +34,7 @@ from fuzz_oracles import (
     settled,
 )
 from fuzz_stats import Outcome
+from isolation import maybe_isolated
 
 import dlarray
 

@@ -34,12 +34,12 @@ import fuzz_keywords
 import fuzz_layouts
 import fuzz_model
 from fuzz_budget import fuzz
-from fuzz_isolation import isolated, maybe_isolated
 from fuzz_keywords import Expectation, Keywords
 from fuzz_layouts import Layout
 from fuzz_oracles import Result, assert_allowed, attempt
 from fuzz_stats import Outcome
 from hypothesis import strategies as st
+from isolation import isolated, maybe_isolated
 
 from dlarray import _core
 

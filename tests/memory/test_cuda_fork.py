@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 
 import pytest
 from fake_cuda import FakeRuntime
+from isolation import isolated
 
 import dlarray
 from dlarray._cuda import runtime as cuda_runtime
@@ -21,32 +21,15 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="this platform h
 def _in_a_forked_child(call) -> str:
     """What ``call()`` raised in a forked child (its type and message), or
     "no error"."""
-    read, write = os.pipe()
-    with warnings.catch_warnings():
-        # Python 3.12+ and JAX (where another test imported it) warn that
-        # forking a threaded process may deadlock the child; this child only
-        # runs dlarray and leaves with os._exit.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.filterwarnings("ignore", r"os\.fork\(\) was called", RuntimeWarning)
-        pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        os.close(read)
+
+    def said() -> str:
         try:
-            try:
-                call()
-                said = "no error"
-            except Exception as exc:
-                said = f"{type(exc).__name__}: {exc}"
-            os.write(write, said.encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    chunks = []
-    while chunk := os.read(read, 1 << 16):
-        chunks.append(chunk)
-    os.close(read)
-    os.waitpid(pid, 0)
-    return b"".join(chunks).decode()
+            call()
+        except Exception as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return "no error"
+
+    return isolated(said)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Running one fuzz example in a forked child, so that a crash is a failure.
+"""Running a check in a forked child, so that a crash is a failure (the
+fuzz tests) and the child's state is its own (tests/memory/test_cuda_fork.py).
 
 A segfault inside the C core would end the whole pytest session, with no
 example to show for it.  ``isolated(check, case)`` forks, runs the check in
