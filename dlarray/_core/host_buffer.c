@@ -28,14 +28,13 @@ static void
 advise_huge_pages(void *p, size_t nbytes)
 {
 #ifdef MADV_HUGEPAGE
-    static uintptr_t page = 0;
     if (nbytes < DLA_HUGE_PAGE_MIN) {
         return;
     }
-    if (page == 0) {
-        long size = sysconf(_SC_PAGESIZE);
-        page = size > 0 ? (uintptr_t)size : 4096;
-    }
+    /* Asked each time (a cheap call beside a 4 MiB allocation), so no
+     * static is shared between threads of a free-threaded build. */
+    long size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
     /* madvise takes whole pages: the ones inside the block. */
     uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1);
     uintptr_t end = ((uintptr_t)p + nbytes) & ~(page - 1);

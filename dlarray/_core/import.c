@@ -251,8 +251,9 @@ int64_tuple(int32_t n, const int64_t *values)
 /* The refusal of a span past INT64_MAX: the layout, the axis where the
  * span passes the limit, the likely cause and what to do. */
 DLA_COLD static void
-refuse_span(const DLTensor *t, int64_t itemsize)
+refuse_span(const DLTensor *t)
 {
+    int64_t itemsize = dla_element_bytes(t->dtype);
     int32_t axis = 0;
     while (axis < t->ndim - 1 && !span_overflows(axis + 1, t->shape, t->strides, itemsize)) {
         axis++;
@@ -351,7 +352,7 @@ validate_tensor(const DLTensor *t, uint64_t dl_flags, uint32_t *flags_out)
             }
         }
         else if (span_overflows(t->ndim, t->shape, t->strides, dla_element_bytes(t->dtype))) {
-            refuse_span(t, dla_element_bytes(t->dtype));
+            refuse_span(t);
             return -1;
         }
     }
