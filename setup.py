@@ -1,21 +1,64 @@
 """Build description of the C core; everything else is in pyproject.toml."""
 
 import sys
+import tempfile
 from glob import glob
+from pathlib import Path
 
 import numpy
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 # C11 (designated initializers, _Thread_local) with every warning worth
 # reading; MSVC spells the standard its own way (and its C11 mode is needed
 # for _Thread_local).
+#
+# The core is one job per file, and the hot paths cross files (an import is
+# consumer.c -> import.c -> array.c).  Hidden visibility (the module exports
+# PyInit__core alone; extensions reach the C API through a capsule) lets
+# those calls skip the PLT, and link-time optimisation inlines across the
+# files: together -50 instructions per torch import, -60 per `x + y`
+# (callgrind; issue 32).
 if sys.platform == "win32":
     COMPILE_ARGS = ["/std:c11", "/W3"]
 else:
     COMPILE_ARGS = ["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
-                    "-Wno-missing-field-initializers", "-Wno-cast-function-type"]
+                    "-Wno-missing-field-initializers", "-Wno-cast-function-type",
+                    "-fvisibility=hidden"]
+
+#: Link-time optimisation where the toolchain has it: a clang whose linker
+#: lacks the LTO plugin fails only at the link, so a tiny module is built
+#: with the flag first and the core is built without it when that fails
+#: (the same code, ~3% more instructions on the hot paths).
+LTO_FLAGS = [] if sys.platform == "win32" else ["-flto"]
+
+
+class BuildWithLTOWhereItWorks(build_ext):
+    def build_extensions(self) -> None:
+        if LTO_FLAGS and self._links_with(LTO_FLAGS):
+            for extension in self.extensions:
+                extension.extra_compile_args += LTO_FLAGS
+                extension.extra_link_args += LTO_FLAGS
+        elif LTO_FLAGS:
+            print("dlarray: the compiler cannot link with -flto; building without it")
+        super().build_extensions()
+
+    def _links_with(self, flags: list[str]) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "probe.c"
+            source.write_text("int dlarray_probe(int x) { return x + 1; }\n")
+            try:
+                objects = self.compiler.compile([str(source)], output_dir=tmp,
+                                                extra_postargs=flags)
+                self.compiler.link_shared_object(objects, str(Path(tmp) / "probe.so"),
+                                                 extra_postargs=flags)
+            except Exception:  # CompileError, LinkError: the toolchain says no
+                return False
+        return True
+
 
 setup(
+    cmdclass={"build_ext": BuildWithLTOWhereItWorks},
     ext_modules=[
         Extension(
             "dlarray._core",
