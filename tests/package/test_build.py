@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from typing import Any
 
 import pytest
 
@@ -24,13 +25,7 @@ import dlarray._core
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-pytestmark = [
-    pytest.mark.skipif(sys.platform == "win32", reason="MSVC builds take no -flto here"),
-    pytest.mark.skipif(
-        importlib.util.find_spec("setuptools") is None,
-        reason="setuptools is not installed in this environment (the build needs it)",
-    ),
-]
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="MSVC builds take no -flto here")
 
 
 def _compiler() -> str | None:
@@ -39,9 +34,15 @@ def _compiler() -> str | None:
     return shutil.which(words[0]) if words else None
 
 
-needs_compiler = pytest.mark.skipif(
-    _compiler() is None, reason="no C compiler on this machine (sysconfig's CC)"
-)
+def needs_compiler(test: Any) -> Any:
+    """A build: needs the machine's C compiler and setuptools here."""
+    test = pytest.mark.skipif(
+        _compiler() is None, reason="no C compiler on this machine (sysconfig's CC)"
+    )(test)
+    return pytest.mark.skipif(
+        importlib.util.find_spec("setuptools") is None,
+        reason="setuptools is not installed in this environment (the build needs it)",
+    )(test)
 
 
 def _build(tree: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
