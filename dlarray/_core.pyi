@@ -23,6 +23,9 @@ DEVICE_FAMILIES: Final[dict[int, Literal["host", "cuda", "sycl", "none"]]]
 #: The device types whose memory is one for the whole machine (host, pinned,
 #: managed): DLPack numbers it device 0, and no one GPU owns it.
 MACHINE_WIDE_DEVICE_TYPES: Final[frozenset[int]]
+#: Whether setup.py built this core with link-time optimisation (it does
+#: wherever the toolchain can link with -flto; see setup.py).
+LINK_TIME_OPTIMISED: Final[bool]
 
 _A = TypeVar("_A", bound=ArrayBase)
 

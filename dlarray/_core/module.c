@@ -470,6 +470,13 @@ make_process_state(void)
     return 0;
 }
 
+/* Whether setup.py built the core with link-time optimisation (it leaves
+ * it out where the toolchain cannot link with -flto): the instruction gate
+ * prints it, since its budgets were measured on an optimised build. */
+#ifndef DLA_LTO
+#define DLA_LTO 0
+#endif
+
 static int
 core_exec(PyObject *m)
 {
@@ -491,7 +498,8 @@ core_exec(PyObject *m)
         add_int(m, "MAX_NDIM", DLA_MAX_NDIM) < 0 ||
         PyModule_AddObject(m, "DEVICE_FAMILIES", dla_device_families_as_dict()) < 0 ||
         PyModule_AddObject(m, "MACHINE_WIDE_DEVICE_TYPES", dla_machine_wide_types()) < 0 ||
-        PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0) {
+        PyModule_AddObject(m, "_C_API", dla_capi_capsule()) < 0 ||
+        PyModule_AddObjectRef(m, "LINK_TIME_OPTIMISED", DLA_LTO ? Py_True : Py_False) < 0) {
         return -1;
     }
     return 0;

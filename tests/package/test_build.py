@@ -2,13 +2,14 @@
 optimisation only where the toolchain can link with it (issue 32).
 
 A clang whose linker lacks the LTO plugin compiles with -flto and fails at
-the link; setup.py builds a one-line probe first and leaves the flag out
-there.  These tests build the core from a copy of the sources, once with a
-compiler that refuses -flto (a wrapper standing in for such a toolchain)
-and once with the machine's own."""
+the link; setup.py compiles and links a one-line probe first and leaves the
+flag out there.  These tests build the core from a copy of the sources, once
+with the machine's compiler and once with a wrapper around it that fails
+every link given -flto (the stand-in for such a toolchain)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import pathlib
@@ -17,94 +18,119 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from typing import Any
 
 import pytest
 
 import dlarray._core
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+#: What the child build must not inherit: flags or a compiler of the
+#: caller's would decide what these tests are about; a sanitizer runtime
+#: preloaded into this process (nox -s sanitize) has no business in gcc.
+NOT_INHERITED = {"CFLAGS", "LDFLAGS", "CC", "LDSHARED", "LD_PRELOAD"}
+FALLBACK = "cannot link with -flto; building dlarray's core without it"
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="MSVC builds take no -flto here")
 
 
-def _compiler() -> str | None:
-    """The C compiler Python's build uses (sysconfig's CC), if on PATH."""
-    words = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "")
-    return shutil.which(words[0]) if words else None
+@functools.cache
+def _cannot_build() -> str | None:
+    """Why a build cannot run here (None when it can): the C extension
+    example's own check (a compiler that compiles Python.h), and setuptools."""
+    if importlib.util.find_spec("setuptools") is None:
+        return "setuptools is not installed in this environment (the build needs it)"
+    spec = importlib.util.spec_from_file_location(
+        "dlarray_ext_build", ROOT / "examples" / "c_extension" / "build.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    reason: str | None = module.compiler_available()
+    return reason
 
 
-def needs_compiler(test: Any) -> Any:
-    """A build: needs the machine's C compiler and setuptools here."""
-    test = pytest.mark.skipif(
-        _compiler() is None, reason="no C compiler on this machine (sysconfig's CC)"
-    )(test)
-    return pytest.mark.skipif(
-        importlib.util.find_spec("setuptools") is None,
-        reason="setuptools is not installed in this environment (the build needs it)",
-    )(test)
-
-
-def _build(tree: pathlib.Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """`python setup.py build_ext --inplace` in a copy of the sources."""
+def _build(tree: pathlib.Path, **env: str) -> str:
+    """`python setup.py build_ext --inplace` in a copy of the sources; its
+    output (the compiler's command lines among it)."""
     shutil.copy(ROOT / "setup.py", tree / "setup.py")
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     shutil.copytree(
         ROOT / "dlarray", tree / "dlarray",
         ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"),
     )  # fmt: skip
-    # The child compiles; a sanitizer runtime preloaded into this process
-    # (nox -s sanitize) has no business in the compiler's.
-    env = {k: v for k, v in env.items() if k != "LD_PRELOAD"}
-    return subprocess.run(
+    child = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
+    done = subprocess.run(
         [sys.executable, "setup.py", "build_ext", "--inplace"],
-        cwd=tree, env=env, capture_output=True, text=True, timeout=300,
+        cwd=tree, env={**child, **env}, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    return output
 
 
-def _core_compile_lines(output: str) -> list[str]:
-    return [line for line in output.splitlines() if "dlarray/_core/" in line and " -c " in line]
+def _core_compile_lines(output: str) -> list[list[str]]:
+    lines = [line.split() for line in output.splitlines() if "dlarray/_core/" in line]
+    return [words for words in lines if "-c" in words]
 
 
-@needs_compiler
+def _skip_unless_lto(output: str) -> None:
+    if FALLBACK in output:
+        pytest.skip("this machine's toolchain cannot link with -flto (setup.py said so)")
+
+
 def test_the_core_is_built_with_lto_where_the_compiler_links_with_it(tmp_path):
-    done = _build(tmp_path, dict(os.environ))
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = _core_compile_lines(done.stdout + done.stderr)
+    if reason := _cannot_build():
+        pytest.skip(reason)
+    output = _build(tmp_path)
+    _skip_unless_lto(output)
+    lines = _core_compile_lines(output)
     assert len(lines) == len(list((ROOT / "dlarray" / "_core").glob("*.c")))
-    assert all("-flto" in line.split() and "-fvisibility=hidden" in line.split()
-               for line in lines)  # fmt: skip
+    assert all("-flto" in words and "-fvisibility=hidden" in words for words in lines)
+    assert all("-DDLA_LTO=1" in words for words in lines)
 
 
-@needs_compiler
-def test_a_compiler_that_cannot_link_with_lto_builds_the_core_without_it(tmp_path):
-    # The stand-in toolchain: the machine's compiler, refusing -flto as a
-    # clang without its linker plugin does (there at the link; here at once).
-    wrapper = tmp_path / "cc-without-lto"
+def test_a_toolchain_that_cannot_link_with_lto_builds_the_core_without_it(tmp_path):
+    if reason := _cannot_build():
+        pytest.skip(reason)
+    # The stand-in: the machine's compiler (all its words: "ccache gcc",
+    # "gcc -pthread"), compiling anything but failing every link given
+    # -flto, as a clang without its linker plugin does.  setuptools puts CC
+    # in place of the compiler at the head of LDSHARED, so the links run it.
+    compiler = shlex.split(sysconfig.get_config_var("CC"))
+    wrapper = tmp_path / "cc-without-lto-plugin"
     wrapper.write_text(
         "#!/bin/sh\n"
-        'for a in "$@"; do [ "$a" = -flto ] && { echo "no LTO plugin" >&2; exit 1; }; done\n'
-        f'exec {shlex.quote(_compiler() or "cc")} "$@"\n'
+        "link=no; lto=no\n"
+        'for a in "$@"; do case "$a" in -shared|-bundle) link=yes;; -flto) lto=yes;; esac; done\n'
+        "if [ $link = yes ] && [ $lto = yes ]; then\n"
+        '  echo "cc-without-lto-plugin: could not load the LTO plugin" >&2; exit 1\n'
+        "fi\n"
+        f'exec {shlex.join(compiler)} "$@"\n'
     )
     wrapper.chmod(0o755)
     tree = tmp_path / "tree"
     tree.mkdir()
-    done = _build(tree, {**os.environ, "CC": str(wrapper), "LDSHARED": f"{wrapper} -shared"})
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
-    assert "cannot link with -flto; building without it" in output
+    output = _build(tree, CC=str(wrapper))
+    assert FALLBACK in output
     lines = _core_compile_lines(output)
-    assert lines and not any("-flto" in line.split() for line in lines)
-    # The core it built loads and exchanges.
+    assert lines and not any("-flto" in words for words in lines)
+    assert all("-DDLA_LTO=0" in words for words in lines)
+    # The core it built loads, says how it was built, and exchanges.
+    core = tree / "dlarray" / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    assert core.is_file()
     check = subprocess.run(
         [sys.executable, "-c",
          "import numpy, dlarray; x = dlarray.from_dlpack(numpy.arange(3.0)); "
-         "print(dlarray._core.__file__, float(dlarray.sum(x)))"],
+         "print(dlarray._core.__file__, dlarray._core.LINK_TIME_OPTIMISED, float(dlarray.sum(x)))"],
         cwd=tree, capture_output=True, text=True, timeout=120,
-        env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"},
+        env={k: v for k, v in os.environ.items() if k not in NOT_INHERITED},
     )  # fmt: skip
     assert check.returncode == 0, check.stderr
-    assert check.stdout.split() == [str(next((tree / "dlarray").glob("_core*"))), "3.0"]
+    assert check.stdout.split() == [str(core), "False", "3.0"]
+
+
+#: Symbols the linker itself defines in some toolchains' shared objects.
+LINKER_SYMBOLS = {"_init", "_fini", "_edata", "_end", "__bss_start"}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads an ELF symbol table")
@@ -115,6 +141,5 @@ def test_the_core_exports_its_init_function_alone():
         ["nm", "-D", "--defined-only", dlarray._core.__file__],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    functions = [fields[2] for fields in map(str.split, listing.splitlines())
-                 if len(fields) == 3 and fields[1] == "T"]  # fmt: skip
-    assert functions == ["PyInit__core"]
+    exported = {fields[-1] for fields in map(str.split, listing.splitlines()) if fields}
+    assert exported - LINKER_SYMBOLS == {"PyInit__core"}
