@@ -65,8 +65,10 @@ dla_register_engine(PyObject *module, PyObject *args)
  * pointer swap; setting and resetting the variable in the caller's context
  * would allocate a new context mapping each time (~300 ns, more than a
  * small kernel).  The price: inside a kernel, other context variables hold
- * the values they had when the thread first called a kernel -- kernels are
- * pure compute and read none but the engine's error state. */
+ * the values they had when the thread first called a kernel.  Kernels are
+ * pure compute; NumPy reads one more, its memory handler, so a handler
+ * installed after that first call does not allocate kernels' results on
+ * this thread (docs/design.md, "Re-wrap"). */
 static PyObject *make_quiet_context(PyObject *thread_dict);
 
 /* The thread's quiet context, remembered for the thread state that looked

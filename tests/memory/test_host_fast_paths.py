@@ -404,3 +404,63 @@ def test_register_array_type_checks_the_whole_class_before_keeping_anything():
     assert type(x + x) is xp.DLArray  # the registered class is unchanged
     assert float((x + x)[0]) == 2.0
     assert float((x + xp.asarray([1.0], dtype=xp.float32))[0]) == 2.0  # and its general path
+
+
+# ---- the quiet context and NumPy's memory handler (docs/design.md) ----
+
+
+def _handler_named(name: bytes) -> Any:
+    """A NumPy memory handler (a "mem_handler" capsule) that allocates as
+    NumPy's default one does, under another name: its PyDataMem_Handler is
+    the default's struct copied, so no Python code runs inside allocations."""
+    import ctypes
+
+    api_capsule = np._core._multiarray_umath._ARRAY_API
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    api = ctypes.cast(get_pointer(api_capsule, None), ctypes.POINTER(ctypes.c_void_p))
+    # PyArray_API[306] is PyDataMem_DefaultHandler, a PyObject ** (numpy's
+    # __multiarray_api.h, feature version 1.22 and later).
+    default = ctypes.cast(api[306], ctypes.POINTER(ctypes.py_object)).contents.value
+    handler_size = 128 + 5 * ctypes.sizeof(ctypes.c_void_p)  # name, version; ctx, 4 functions
+    struct = ctypes.create_string_buffer(handler_size)
+    ctypes.memmove(struct, get_pointer(default, b"mem_handler"), handler_size)
+    ctypes.memmove(struct, name + b"\0", len(name) + 1)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new_capsule(ctypes.addressof(struct), b"mem_handler", None)
+    _KEEP_ALIVE.append(struct)  # arrays allocated through it name it as long as they live
+    # PYFUNCTYPE: called with the GIL held (CFUNCTYPE would release it).
+    set_handler = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(api[304])
+    return capsule, set_handler
+
+
+_KEEP_ALIVE: list[Any] = []
+
+
+@HOST_ENGINE
+@pytest.mark.parametrize("computed_first", [False, True], ids=["installed-first", "computed-first"])
+def test_results_use_the_memory_handler_the_thread_had_at_its_first_computation(computed_first):
+    # The price of the quiet context written down in docs/design.md: inside
+    # a kernel, context variables keep the values they had when the thread
+    # first computed, and NumPy's memory handler is one.  A fresh thread
+    # has a context of its own, so the handler set here stays in it.
+    name_of = np._core.multiarray.get_handler_name
+    x = xp.asarray([1.0, 2.0, 3.0])
+    seen: dict[str, Any] = {}
+
+    def thread() -> None:
+        capsule, set_handler = _handler_named(b"dlarray_test_handler")
+        if computed_first:
+            x + x
+        set_handler(capsule)
+        seen["numpy"] = name_of(np.ones(3))
+        seen["dlarray"] = name_of(routing.engine_view(x + x))
+
+    worker = threading.Thread(target=thread)
+    worker.start()
+    worker.join()
+    assert seen["numpy"] == "dlarray_test_handler"
+    assert seen["dlarray"] == ("default_allocator" if computed_first else "dlarray_test_handler")
