@@ -415,23 +415,25 @@ def _handler_named(name: bytes) -> Any:
     the default's struct copied, so no Python code runs inside allocations."""
     import ctypes
 
-    api_capsule = np._core._multiarray_umath._ARRAY_API
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype = ctypes.c_void_p
-    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    api = ctypes.cast(get_pointer(api_capsule, None), ctypes.POINTER(ctypes.c_void_p))
+    import abi
+
+    api = ctypes.cast(
+        abi.capsule_pointer(np._core._multiarray_umath._ARRAY_API),
+        ctypes.POINTER(ctypes.c_void_p),
+    )
     # PyArray_API[306] is PyDataMem_DefaultHandler, a PyObject ** (numpy's
     # __multiarray_api.h, feature version 1.22 and later).
     default = ctypes.cast(api[306], ctypes.POINTER(ctypes.py_object)).contents.value
     handler_size = 128 + 5 * ctypes.sizeof(ctypes.c_void_p)  # name, version; ctx, 4 functions
     struct = ctypes.create_string_buffer(handler_size)
-    ctypes.memmove(struct, get_pointer(default, b"mem_handler"), handler_size)
+    ctypes.memmove(struct, abi.capsule_pointer(default), handler_size)
     ctypes.memmove(struct, name + b"\0", len(name) + 1)
-    new_capsule = ctypes.pythonapi.PyCapsule_New
-    new_capsule.restype = ctypes.py_object
-    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    capsule = new_capsule(ctypes.addressof(struct), b"mem_handler", None)
-    _KEEP_ALIVE.append(struct)  # arrays allocated through it name it as long as they live
+    # A capsule keeps the pointer to its name, and arrays allocated through
+    # the handler name it as long as they live: both buffers are kept.
+    capsule_name = ctypes.create_string_buffer(b"mem_handler")
+    name_pointer = ctypes.cast(capsule_name, ctypes.c_char_p)
+    capsule = abi.PyCapsule_New(ctypes.addressof(struct), name_pointer, abi.CapsuleDestructor())
+    _KEEP_ALIVE.append((struct, capsule_name))
     # PYFUNCTYPE: called with the GIL held (CFUNCTYPE would release it).
     set_handler = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object)(api[304])
     return capsule, set_handler
