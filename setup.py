@@ -19,8 +19,7 @@ from setuptools.errors import CompileError, LinkError
 # consumer.c -> import.c -> array.c).  Hidden visibility (the module exports
 # PyInit__core alone; extensions reach the C API through a capsule) lets
 # those calls skip the PLT, and link-time optimisation inlines across the
-# files: together -50 instructions per torch import, -60 per `x + y`
-# (callgrind; issue 32).
+# files (docs/design.md, "One job per file", gives what that saves).
 if sys.platform == "win32":
     COMPILE_ARGS = ["/std:c11", "/W3"]
 else:

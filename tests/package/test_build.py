@@ -49,6 +49,11 @@ def _cannot_build() -> str | None:
     return reason
 
 
+def _child_environment(**env: str) -> dict[str, str]:
+    """This process's environment less NOT_INHERITED, with ``env`` added."""
+    return {**{k: v for k, v in os.environ.items() if k not in NOT_INHERITED}, **env}
+
+
 def _build(tree: pathlib.Path, **env: str) -> str:
     """`python setup.py build_ext --inplace` in a copy of the sources; its
     output (the compiler's command lines among it)."""
@@ -58,10 +63,9 @@ def _build(tree: pathlib.Path, **env: str) -> str:
         ROOT / "dlarray", tree / "dlarray",
         ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"),
     )  # fmt: skip
-    child = {k: v for k, v in os.environ.items() if k not in NOT_INHERITED}
     done = subprocess.run(
         [sys.executable, "setup.py", "build_ext", "--inplace"],
-        cwd=tree, env={**child, **env}, capture_output=True, text=True, timeout=900,
+        cwd=tree, env=_child_environment(**env), capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
@@ -123,7 +127,7 @@ def test_a_toolchain_that_cannot_link_with_lto_builds_the_core_without_it(tmp_pa
          "import numpy, dlarray; x = dlarray.from_dlpack(numpy.arange(3.0)); "
          "print(dlarray._core.__file__, dlarray._core.LINK_TIME_OPTIMISED, float(dlarray.sum(x)))"],
         cwd=tree, capture_output=True, text=True, timeout=120,
-        env={k: v for k, v in os.environ.items() if k not in NOT_INHERITED},
+        env=_child_environment(),
     )  # fmt: skip
     assert check.returncode == 0, check.stderr
     assert check.stdout.split() == [str(core), "False", "3.0"]
