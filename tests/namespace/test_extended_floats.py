@@ -548,6 +548,7 @@ def test_mixed_kinds_of_standard_dtypes_are_still_refused_as_before(a, b):
         (dlarray.float4_e2m1fn, 7, slice(None)),
     ],
 )
+@_NEEDS_ML_DTYPES
 def test_writes_into_a_packed_view_leave_its_neighbours_alone(dtype, n, part):
     codes = (np.arange(n) % (1 << dtype.bits)).astype(np.uint8)
     x = subbyte.from_codes(codes, dtype)
