@@ -3,54 +3,71 @@ and NEP 18 (``__array_function__``).
 
 Engines written against NumPy (Dask's chunk functions, for one) call NumPy's
 functions and ufuncs on whatever arrays they hold: ``np.sum(chunk)``,
-``np.concatenate(chunks)``, ``np.exp(chunk)``.  For a dlarray array these
-calls run dlarray's own namespace function on the array's own device and
-return a dlarray array, as CuPy does for its arrays.  The array class
+``np.concatenate(chunks)``, ``np.exp(chunk)``.  For dlarray arrays these
+calls run dlarray's own namespace function on the arrays' own device and
+return dlarray arrays, as CuPy does for its arrays.  The array class
 (``dlarray._array``) only points its two protocol attributes at
 :func:`array_ufunc` and :func:`array_function`.
 
-What is covered, and what raises (docs/beyond.md says the same):
+Who computes a NumPy call is one rule (:func:`dlarray_runs`):
 
-- the ufuncs of :data:`UFUNCS` (called directly: ``method="__call__"``),
-  and ``reduce`` of :data:`REDUCTIONS` (``np.add.reduce`` is a sum), with
-  NumPy's ``out=`` (dlarray arrays, written in place) and ``dtype=`` (the
-  inputs cast first); other keywords only at their defaults;
-- the NumPy functions of :data:`FUNCTIONS`, with NumPy's signatures, each
-  argument either translated or accepted only at its default;
-- any other NumPy function runs NumPy's own implementation, which reads
+- every array in the call is a dlarray array (Python scalars aside): dlarray
+  runs the ufuncs of :data:`UFUNCS` (called directly), ``reduce`` of
+  :data:`REDUCTIONS` (``np.add.reduce`` is a sum) and the functions of
+  :data:`FUNCTIONS`, and returns dlarray arrays;
+- any other array in the call (an ndarray, a NumPy integer scalar, another
+  library's array), or a NumPy function dlarray does not run: the call is
+  NumPy's own, as it is for array-api-strict's arrays.  NumPy reads the
   dlarray arrays through ``__array__`` (zero-copy views of host memory; the
   ``TypeError`` naming ``x.to_device("cpu")`` for device memory) and returns
-  NumPy's result, as before these protocols: libraries written against
-  NumPy (SciPy's statistics, say) keep working;
-- NumPy arrays mixed with dlarray arrays in one call raise the same
-  ``TypeError`` as dlarray's operators (``ndarray + x`` is ``np.add``):
-  dlarray does not convert another library's arrays behind the caller's back.
+  NumPy's result; dlarray arrays given as ``out=`` are written in place and
+  returned.  So ``ndarray + x`` (NumPy's operator: ``np.add``) is NumPy's
+  ndarray, while ``x + ndarray`` (dlarray's operator) keeps the standard's
+  refusal.
 
-The dtype promotion rules stay dlarray's (the standard's): ``np.add(int
-array, float array)`` raises as ``dlarray.add`` does.  :mod:`dlarray.compat`
-is the namespace with NumPy's mixed-kind promotions.
+dlarray keeps NumPy's keyword semantics where it runs a call: ``dtype=``
+takes whatever NumPy takes for a dtype and picks NumPy's loop, with NumPy's
+``casting=`` rule (default ``"same_kind"``) and NumPy's error where it
+forbids the cast; ``out=`` is written with NumPy's casting and shape rules
+(a ufunc's result may broadcast into it, a reduction's must have its shape);
+keywords NumPy would reject raise NumPy's error type; other keywords are
+taken at their defaults only (``TypeError`` otherwise, saying what to do).
+Without ``dtype=`` the dtype promotion rules stay dlarray's (the
+standard's): ``np.add(int array, float array)`` raises as ``dlarray.add``
+does.  :mod:`dlarray.compat` is the namespace with NumPy's mixed-kind
+promotions.  docs/guide/python-numpy.md says the same for users.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from dlarray._api import NAMESPACE
 from dlarray._core import ArrayBase
-from dlarray._dtypes import as_python_scalar
+from dlarray._dtypes import DType, as_python_scalar, dtype_argument
 
-__all__ = ["FUNCTIONS", "REDUCTIONS", "UFUNCS", "array_function", "array_ufunc", "mixing_error"]
+__all__ = [
+    "FUNCTIONS",
+    "REDUCTIONS",
+    "UFUNCS",
+    "array_function",
+    "array_ufunc",
+    "dlarray_runs",
+    "mixing_error",
+    "numpy_dtype_argument",
+]
 
 
 def mixing_error(other: object, operator: str) -> TypeError:
-    """The error for an operator (or a NumPy ufunc or function) between a
-    DLArray and another library's array: the standard leaves mixing out, and
-    a silent conversion could copy or move memory, so the message says how
-    to convert instead."""
+    """The error for one of dlarray's operators between a DLArray and another
+    library's array (``x + ndarray``): the standard leaves mixing out, and a
+    silent conversion could copy or move memory, so the message says how to
+    convert instead.  (NumPy's own calls with another array in them are
+    NumPy's: :func:`dlarray_runs`.)"""
     library = type(other).__module__.split(".")[0]
     return TypeError(
         f"unsupported operand for {operator}: a dlarray array and a {library} "
@@ -61,19 +78,142 @@ def mixing_error(other: object, operator: str) -> TypeError:
     )
 
 
-def _is_foreign_array(value: object) -> bool:
+def _is_other_array(value: object) -> bool:
+    """An array (or NumPy scalar) of another library: what NumPy would read
+    through ``__array__`` or DLPack, and neither a DLArray nor a Python scalar."""
     if isinstance(value, ArrayBase) or as_python_scalar(value) is not None:
         return False
     kind = type(value)
     return hasattr(kind, "__dlpack__") or hasattr(kind, "__array__")
 
 
-def _refuse_mixing(values: Any, operator: str) -> None:
+def dlarray_runs(values: Iterable[Any]) -> bool:
+    """Whether dlarray runs a NumPy call with these arguments: the one rule.
+
+    Only when every array among them (in lists and tuples too, as
+    ``np.concatenate`` takes them) is a dlarray array.  With any other array
+    in the call -- an ndarray, a NumPy integer scalar, another library's array
+    -- the call is NumPy's own: NumPy reads the dlarray arrays through
+    ``__array__`` (zero-copy on the host, the ``TypeError`` naming
+    ``to_device`` for device memory) and returns its own result, as it does
+    for array-api-strict's arrays.
+    """
     for value in values:
         if isinstance(value, list | tuple):
-            _refuse_mixing(value, operator)
-        elif _is_foreign_array(value):
-            raise mixing_error(value, operator)
+            if not dlarray_runs(value):
+                return False
+        elif _is_other_array(value):
+            return False
+    return True
+
+
+def _as_numpy(value: Any) -> Any:
+    """``value`` with each DLArray in it as NumPy's view of its memory."""
+    if isinstance(value, ArrayBase):
+        return np.asarray(value)
+    if isinstance(value, tuple):
+        return tuple(_as_numpy(v) for v in value)
+    if isinstance(value, list):
+        return [_as_numpy(v) for v in value]
+    return value
+
+
+def numpy_dtype_argument(value: object, name: str) -> DType | None:
+    """NumPy's ``dtype=`` argument as a dlarray dtype (None stays None).
+
+    Whatever NumPy takes as a dtype is taken: a dlarray dtype, a NumPy dtype
+    or scalar type, a Python type (``bool``, ``float``) or a string
+    (``"f4"``), read by ``numpy.dtype`` as NumPy reads it.  What is no dtype
+    raises NumPy's ``TypeError``; a dtype dlarray does not have (``object``,
+    a non-native byte order) a ``TypeError`` saying so.
+    """
+    if value is None:
+        return None
+    found = dtype_argument(value)
+    if found is not None:
+        return found
+    numpy_dtype = np.dtype(value)  # type: ignore[call-overload]
+    found = dtype_argument(numpy_dtype)
+    if found is None:
+        raise TypeError(
+            f"{name}: dtype={value!r} is NumPy's {numpy_dtype}, which dlarray has no dtype "
+            f"for; call np.asarray(x) first to compute with NumPy (zero-copy on the host)"
+        )
+    return found
+
+
+def _numpy_dtype(dtype: DType) -> np.dtype[Any]:
+    """NumPy's dtype of a dlarray dtype, for NumPy's casting rules."""
+    try:
+        return dtype.dtype
+    except AttributeError as error:  # an extended float without ml_dtypes
+        raise TypeError(f"NumPy's casting rules cannot be applied: {error}") from None
+
+
+def _require_defaults(name: str, kwargs: dict[str, Any], defaults: dict[str, object]) -> None:
+    for key, value in kwargs.items():
+        if key not in defaults or not _is_default(value, defaults[key]):
+            raise TypeError(
+                f"{name}: dlarray arrays take no {key}={value!r}; call "
+                f"np.asarray(x) first to compute with NumPy (zero-copy on the host)"
+            )
+
+
+def _is_default(value: object, default: object) -> bool:
+    if value is default:
+        return True
+    try:
+        return bool(type(value) is type(default) and value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+# ---- writing into NumPy's out= ----
+
+#: The casting rule of :func:`_write_out` for an index result (argmax,
+#: argmin): NumPy takes an ``out=`` whose dtype casts safely to ``intp``.
+INDEX_CASTING = "index"
+
+
+def _write_out(out: Any, result: Any, name: str, casting: str, exact_shape: bool) -> Any:
+    """``result`` written into NumPy's ``out=`` (a dlarray array, or a tuple
+    holding one), which is returned; ``result`` itself without one.
+
+    NumPy's rules: the result is cast to ``out``'s dtype under ``casting``
+    (a ufunc call's own rule, ``"same_kind"`` by default; reductions and
+    cumulative functions cast unsafely; :data:`INDEX_CASTING` for indices),
+    and must have ``out``'s shape (``exact_shape``: reductions and scans) or
+    broadcast to it (ufunc calls).
+    """
+    if out is None:
+        return result
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError(f"{name}: out= must hold one array, got {len(out)}")
+        out = out[0]
+    if not isinstance(out, ArrayBase):
+        raise TypeError(f"{name}: out= must be an array, got {type(out).__name__}")
+    if exact_shape and tuple(out.shape) != tuple(result.shape):
+        raise ValueError(
+            f"{name}: out= has shape {tuple(out.shape)}, but the result has shape "
+            f"{tuple(result.shape)}; NumPy writes this result only into an out= of its shape"
+        )
+    if out.dtype != result.dtype:
+        to, found = _numpy_dtype(out.dtype), _numpy_dtype(result.dtype)
+        allowed = (
+            np.can_cast(to, np.intp, "safe")
+            if casting == INDEX_CASTING
+            else np.can_cast(found, to, casting)  # type: ignore[arg-type]
+        )
+        if not allowed:
+            raise TypeError(
+                f"{name}: cannot cast the {found} result to out='s {to} with casting rule "
+                f"{'safe to intp' if casting == INDEX_CASTING else repr(casting)} (NumPy's "
+                f"rule); give an out= of a dtype it allows"
+            )
+        result = NAMESPACE["astype"](result, out.dtype)
+    out[...] = result  # type: ignore[index]
+    return out
 
 
 # ---- NEP 13: ufuncs ----
@@ -118,80 +258,131 @@ REDUCTIONS: dict[str, str] = {
     "logical_or": "any",
 }
 
-# ufunc keywords dlarray accepts at NumPy's defaults only.
-_UFUNC_DEFAULTS: dict[str, object] = {
+# The keywords of a ufunc call dlarray takes at NumPy's defaults only
+# (axes, axis and keepdims reach here only for matmul, NumPy's one
+# generalised ufunc among UFUNCS; NumPy rejects them on the others itself).
+_CALL_DEFAULTS: dict[str, object] = {
     "where": True,
-    "casting": "same_kind",
     "order": "K",
     "subok": True,
     "signature": None,
+    "axes": None,
+    "axis": None,
+    "keepdims": False,
 }
-
-
-def _write_out(out: Any, result: Any, name: str) -> Any:
-    """``result`` written into NumPy's ``out=`` (a dlarray array), or itself."""
-    if out is None:
-        return result
-    target = out[0] if isinstance(out, tuple) else out
-    if isinstance(out, tuple) and len(out) != 1:
-        raise TypeError(f"{name}: out= must hold one dlarray array, got {len(out)}")
-    if not isinstance(target, ArrayBase):
-        raise mixing_error(target, name)
-    target[...] = result  # type: ignore[index]
-    return target
+# ... and of ufunc.reduce (axis, keepdims, dtype and out are translated).
+_REDUCE_DEFAULTS: dict[str, object] = {"where": True, "initial": np._NoValue}
 
 
 def array_ufunc(x: ArrayBase, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-    """``x.__array_ufunc__``: the NumPy ufunc run by dlarray's namespace."""
+    """``x.__array_ufunc__``: the NumPy ufunc run by dlarray's namespace, or
+    NumPy's own with another array in the call (:func:`dlarray_runs`)."""
+    if not (dlarray_runs(inputs) and dlarray_runs(kwargs.values())):
+        return _numpys_own_ufunc(ufunc, method, inputs, kwargs)
     name = f"numpy.{ufunc.__name__}"
-    out = kwargs.pop("out", None)
-    _refuse_mixing(inputs, name)
-    dtype = kwargs.pop("dtype", None)
-    axis = kwargs.pop("axis", 0)
-    keepdims = kwargs.pop("keepdims", False)
-    for key, value in kwargs.items():
-        if key not in _UFUNC_DEFAULTS or not _is_default(value, _UFUNC_DEFAULTS[key]):
-            raise TypeError(
-                f"{name}: dlarray arrays take no {key}={value!r}; call "
-                f"np.asarray(x) first to compute with NumPy (zero-copy on the host)"
-            )
     if method == "__call__":
-        target = UFUNCS.get(ufunc.__name__)
-        if target is None:
-            raise TypeError(
-                f"{name} has no dlarray equivalent; call np.asarray(x) first to compute "
-                f"with NumPy (zero-copy on the host), or use the namespace's functions "
-                f"(x.__array_namespace__())"
-            )
-        if dtype is not None:
-            inputs = tuple(
-                NAMESPACE["astype"](v, dtype) if isinstance(v, ArrayBase) else v for v in inputs
-            )
-        return _write_out(out, NAMESPACE[target](*inputs), name)
+        return _ufunc_call(x, ufunc, name, inputs, kwargs)
     if method == "reduce" and ufunc.__name__ in REDUCTIONS:
-        reduction = REDUCTIONS[ufunc.__name__]
-        options: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
-        if dtype is not None and reduction in ("sum", "prod"):
-            options["dtype"] = dtype
-        elif dtype is not None:
-            raise TypeError(f"{name}.reduce: dlarray's {reduction} takes no dtype")
-        return _write_out(out, NAMESPACE[reduction](*inputs, **options), name)
+        return _ufunc_reduce(ufunc, f"{name}.reduce", inputs, kwargs)
     raise TypeError(
         f"{name}.{method} is not run on dlarray arrays; call np.asarray(x) first to "
         f"compute with NumPy (zero-copy on the host)"
     )
 
 
+def _numpys_own_ufunc(ufunc: Any, method: str, inputs: Any, kwargs: dict[str, Any]) -> Any:
+    result = getattr(ufunc, method)(
+        *_as_numpy(inputs), **{k: _as_numpy(v) for k, v in kwargs.items()}
+    )
+    out = kwargs.get("out")  # NumPy always passes a tuple
+    if out is None or method == "at":
+        return result
+    # NumPy returns the out= arrays it was given: the caller's, not the views.
+    return out[0] if len(out) == 1 else out
+
+
+def _operand_dtype(value: Any, name: str) -> Any:
+    """What NumPy's ``resolve_dtypes`` takes for an operand: a NumPy dtype,
+    or the type of a Python scalar (weak, as NumPy treats it; a bool is
+    NumPy's bool)."""
+    if isinstance(value, ArrayBase):
+        return _numpy_dtype(value.dtype)
+    scalar = as_python_scalar(value)
+    if scalar is None:
+        raise TypeError(
+            f"{name}: dlarray computes with dlarray arrays and Python scalars, got "
+            f"{type(value).__name__}"
+        )
+    return np.dtype(bool) if isinstance(scalar, bool) else type(scalar)
+
+
+def _ufunc_call(x: ArrayBase, ufunc: Any, name: str, inputs: Any, kwargs: dict[str, Any]) -> Any:
+    target = UFUNCS.get(ufunc.__name__)
+    if target is None:
+        raise TypeError(
+            f"{name} has no dlarray equivalent; call np.asarray(x) first to compute "
+            f"with NumPy (zero-copy on the host), or use the namespace's functions "
+            f"(x.__array_namespace__())"
+        )
+    out = kwargs.pop("out", None)
+    dtype = numpy_dtype_argument(kwargs.pop("dtype", None), name)
+    casting = kwargs.pop("casting", "same_kind")
+    _require_defaults(name, kwargs, _CALL_DEFAULTS)
+    if dtype is None and casting == "same_kind" and out is None:
+        return NAMESPACE[target](*inputs)  # the common call: the standard's promotion
+    # NumPy's loop for these operands, dtype= and out=: NumPy raises its own
+    # error where it has none, or where casting= forbids a cast it needs.
+    target_out = out[0] if isinstance(out, tuple) else out
+    operands = [_operand_dtype(v, name) for v in inputs]
+    operands.append(None if target_out is None else _operand_dtype(target_out, name))
+    options: dict[str, Any] = {"casting": casting}
+    if dtype is not None:  # dtype= is NumPy's signature=(None, ..., dtype)
+        options["signature"] = (*(None,) * ufunc.nin, _numpy_dtype(dtype))
+    loop = ufunc.resolve_dtypes(tuple(operands), **options)
+    if dtype is not None:
+        # dtype= picks NumPy's loop: the operands are cast to its dtypes
+        # first (unsafely only under casting="unsafe"), as NumPy casts them.
+        inputs = [_cast(v, loop[i], x, name) for i, v in enumerate(inputs)]
+    result = NAMESPACE[target](*inputs)
+    if dtype is not None:
+        result = _cast(result, loop[ufunc.nin], x, name)
+    return _write_out(out, result, name, casting, exact_shape=False)
+
+
+def _cast(value: Any, numpy_dtype: np.dtype[Any], x: ArrayBase, name: str) -> Any:
+    """``value`` (an array or a Python scalar) as an array of NumPy's
+    ``numpy_dtype`` on ``x``'s device."""
+    dtype = dtype_argument(numpy_dtype)
+    if dtype is None:
+        raise TypeError(
+            f"{name}: NumPy's loop computes in {numpy_dtype}, which dlarray has no dtype for"
+        )
+    if not isinstance(value, ArrayBase):
+        # NumPy converts a Python scalar to the loop's dtype itself
+        # (OverflowError for an int out of its range).
+        scalar = np.array(value, dtype=numpy_dtype).item()
+        return NAMESPACE["asarray"](scalar, dtype=dtype, device=x.device)
+    return value if value.dtype == dtype else NAMESPACE["astype"](value, dtype)
+
+
+def _ufunc_reduce(ufunc: Any, name: str, inputs: Any, kwargs: dict[str, Any]) -> Any:
+    reduction = REDUCTIONS[ufunc.__name__]
+    out = kwargs.pop("out", None)
+    dtype = numpy_dtype_argument(kwargs.pop("dtype", None), name)
+    options: dict[str, Any] = {
+        "axis": kwargs.pop("axis", 0),  # NumPy's default for reduce
+        "keepdims": kwargs.pop("keepdims", False),
+    }
+    _require_defaults(name, kwargs, _REDUCE_DEFAULTS)
+    if dtype is not None and reduction not in ("sum", "prod"):
+        raise TypeError(f"{name}: dlarray's {reduction} takes no dtype")
+    if dtype is not None:
+        options["dtype"] = dtype
+    # A reduction writes into an out= of its own shape, cast unsafely (NumPy's rules).
+    return _write_out(out, NAMESPACE[reduction](*inputs, **options), name, "unsafe", True)
+
+
 # ---- NEP 18: functions ----
-
-
-def _is_default(value: object, default: object) -> bool:
-    if value is default:
-        return True
-    try:
-        return bool(type(value) is type(default) and value == default)
-    except (TypeError, ValueError):
-        return False
 
 
 # NumPy's signatures of the C functions that carry none before NumPy 2.3
@@ -225,9 +416,13 @@ def _signature(func: Any) -> inspect.Signature:
 
 def _arguments(func: Any, args: Any, kwargs: Any, used: tuple[str, ...]) -> dict[str, Any]:
     """The arguments of NumPy's ``func`` call by NumPy's parameter names;
-    those outside ``used`` must be at their defaults."""
+    those outside ``used`` must be at their defaults.  A ``dtype`` is read
+    as NumPy reads it (:func:`numpy_dtype_argument`)."""
     signature = _signature(func)
-    bound = signature.bind(*args, **kwargs)
+    bound = signature.bind(*args, **kwargs)  # NumPy's TypeError for an unknown keyword
+    if "dtype" in used and "dtype" in bound.arguments:
+        dtype = bound.arguments["dtype"]
+        bound.arguments["dtype"] = numpy_dtype_argument(dtype, f"numpy.{func.__name__}")
     for key, value in bound.arguments.items():
         if key in used:
             continue
@@ -253,25 +448,38 @@ def _keepdims(arguments: dict[str, Any]) -> dict[str, Any]:
     return {} if value is np._NoValue else {"keepdims": bool(value)}
 
 
+def _correction(arguments: dict[str, Any], name: str) -> dict[str, Any]:
+    """NumPy's ``ddof`` or ``correction`` (std, var) as dlarray's ``correction``."""
+    ddof, correction = arguments.get("ddof", 0), arguments.get("correction", np._NoValue)
+    if correction is np._NoValue:
+        return {} if ddof == 0 else {"correction": ddof}
+    if ddof != 0:  # NumPy's rule, and its error type
+        raise ValueError(f"{name}: ddof and correction can't be provided simultaneously; give one")
+    return {"correction": correction}
+
+
 def _reduction(name: str, numpy_func: Any, *keywords: str) -> Callable[..., Any]:
     used = ("a", "axis", "keepdims", "out", *keywords)
+    numpy_name = f"numpy.{numpy_func.__name__}"
+    # NumPy casts a reduction into out= unsafely; an index only into a dtype
+    # that casts safely to intp.
+    casting = INDEX_CASTING if name in ("argmax", "argmin") else "unsafe"
 
     def run(*args: Any, **kwargs: Any) -> Any:
         arguments = _arguments(numpy_func, args, kwargs, used)
         options = {**_given(arguments, axis="axis"), **_keepdims(arguments)}
-        if "dtype" in arguments and arguments["dtype"] is not None:
+        if arguments.get("dtype") is not None:
             options["dtype"] = arguments["dtype"]
-        if arguments.get("ddof", 0) != 0:
-            options["correction"] = arguments["ddof"]
-        if arguments.get("correction", np._NoValue) is not np._NoValue:
-            options["correction"] = arguments["correction"]
+        options.update(_correction(arguments, numpy_name))
         result = NAMESPACE[name](arguments["a"], **options)
-        return _write_out(arguments.get("out"), result, f"numpy.{numpy_func.__name__}")
+        return _write_out(arguments.get("out"), result, numpy_name, casting, exact_shape=True)
 
     return run
 
 
 def _cumulative(name: str, numpy_func: Any) -> Callable[..., Any]:
+    numpy_name = f"numpy.{numpy_func.__name__}"
+
     def run(*args: Any, **kwargs: Any) -> Any:
         arguments = _arguments(numpy_func, args, kwargs, ("a", "axis", "dtype", "out"))
         x, axis = arguments["a"], arguments.get("axis")
@@ -279,7 +487,8 @@ def _cumulative(name: str, numpy_func: Any) -> Callable[..., Any]:
             x, axis = NAMESPACE["reshape"](x, (-1,)), 0
         dtype = arguments.get("dtype")
         result = NAMESPACE[name](x, axis=axis, **({} if dtype is None else {"dtype": dtype}))
-        return _write_out(arguments.get("out"), result, f"numpy.{numpy_func.__name__}")
+        # NumPy's scans write into an out= of the result's shape, cast unsafely.
+        return _write_out(arguments.get("out"), result, numpy_name, "unsafe", exact_shape=True)
 
     return run
 
@@ -326,7 +535,9 @@ def _take(*args: Any, **kwargs: Any) -> Any:
 
 def _round(*args: Any, **kwargs: Any) -> Any:
     arguments = _arguments(np.round, args, kwargs, ("a", "out"))
-    return _write_out(arguments.get("out"), NAMESPACE["round"](arguments["a"]), "numpy.round")
+    result = NAMESPACE["round"](arguments["a"])
+    # np.round is the ufunc rint underneath: same_kind casting, out= of the result's shape.
+    return _write_out(arguments.get("out"), result, "numpy.round", "same_kind", exact_shape=True)
 
 
 def _like(numpy_func: Any, fill: str | None) -> Callable[..., Any]:
@@ -433,23 +644,21 @@ FUNCTIONS: dict[Any, Callable[..., Any]] = {
 
 
 def array_function(x: ArrayBase, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-    """``x.__array_function__``: the NumPy function run by dlarray's namespace."""
-    name = f"numpy.{getattr(func, '__name__', func)}"
-    for kind in types:
-        if not issubclass(kind, ArrayBase):
-            _refuse_mixing((*args, *kwargs.values()), name)
-            raise TypeError(f"{name}: dlarray arrays do not mix with {kind.__name__}")
+    """``x.__array_function__``: the NumPy function run by dlarray's namespace,
+    or NumPy's own (:func:`dlarray_runs`)."""
     run = FUNCTIONS.get(func)
-    if run is not None:
+    if run is not None and dlarray_runs(args) and dlarray_runs(kwargs.values()):
         return run(*args, **kwargs)
-    # A NumPy function dlarray does not run: NumPy's own implementation, as
-    # before these protocols existed (libraries written against NumPy, SciPy's
-    # statistics among them, call such functions on whatever they are given).
-    # It reads dlarray arrays through __array__: zero-copy views of host
-    # memory, and the TypeError naming x.to_device("cpu") for device memory.
-    # The result is NumPy's, computed on the host.
+    # NumPy's own implementation: for a NumPy function dlarray does not run
+    # (libraries written against NumPy, SciPy's statistics among them, call
+    # such functions on whatever they are given), and for any call with
+    # another array in it (scikit-learn's np.may_share_memory(ndarray, x),
+    # np.average(ndarray, weights=x)).  It reads dlarray arrays through
+    # __array__: zero-copy views of host memory, and the TypeError naming
+    # x.to_device("cpu") for device memory.  The result is NumPy's.
     implementation = getattr(func, "_implementation", None)
     if implementation is None:
+        name = f"numpy.{getattr(func, '__name__', func)}"
         raise TypeError(
             f"{name} is not run on dlarray arrays (dlarray runs the NumPy functions "
             f"listed in dlarray._numpy_dispatch.FUNCTIONS); call the namespace's function "
