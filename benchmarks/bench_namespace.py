@@ -719,7 +719,7 @@ def to_json(libs: list[Library], rows: list[Row], quick: bool) -> dict[str, Any]
             "quick": quick,
         },
         "commit": _commit(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "all_targets_met": all_targets_met(rows),
         "targets": {
             "met": sum(1 for r in rows if r.spec.judged and r.meets_target()),
