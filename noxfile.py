@@ -1,7 +1,13 @@
 """Sessions for testing, linting, type checking and benchmarking dlarray.
 
-nox -s tests        the test suite (builds the C core in a fresh venv)
-nox -s tests_oldest the test suite on Python 3.10 with the oldest NumPy we support
+nox -s tests        the test suite on this Python with the newest NumPy (builds the C core
+                    in a fresh venv); nothing GPU-only is downloaded
+nox -s tests_python the same on each supported Python (tests_python-3.11 ... -3.15; .ci/pythons
+                    makes 3.12-3.15 findable on the project's machines)
+nox -s tests_oldest the test suite on the oldest Python with the oldest NumPy we support
+nox -s latest       the newest release of every peer and consumer: interop, clients,
+                    Cubed/Dask, the examples, the doctor and the probe
+nox -s cuda_packages cuda-bindings' no-driver path and CuPy's call shapes, without a GPU
 nox -s lint         ruff
 nox -s typecheck    mypy --strict, using dlarray/_core.pyi for the C core
 nox -s bench        exchange latency and namespace overhead against NumPy (and peers)
@@ -14,7 +20,7 @@ nox -s docs         the documentation site (Sphinx, warnings as errors) and its 
 nox -s sanitize     the test suite against a core built with AddressSanitizer and UBSan
 nox -s fuzz         the hypothesis fuzzer of the consumer and producer (-- --seconds N)
 nox -s threads      the thread soak: mixed exchanges, deleters on foreign C threads
-                    (threads_oldest: the same on Python 3.10, where the GIL bug lived)
+                    (threads_oldest: the same on Python 3.11, where the GIL bug lived)
 nox -s free_threaded the suite, the race tests and the soak on free-threaded CPython
                     3.13t (../shared/python-ft) with the GIL off throughout
 nox -s interop      the interop matrix with each peer: interop(numpy), interop(torch),
@@ -33,6 +39,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 
 import nox
@@ -43,33 +50,65 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = False
 
 # hypothesis is pinned: its releases change which examples tests generate.
-# 6.170 needs Python >= 3.11; 6.168.5 is the newest for 3.10 (and has the
-# 2025.12 Array API strategies, which arrived in 6.151).
 TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.5"]
 # The suite runs on every core (pytest-xdist): its tests are independent, and
 # on a 2-core machine this halves its time (issue 29).
 PARALLEL = ["-n", "auto"]
 HYPOTHESIS = "hypothesis==6.170.15"
-HYPOTHESIS_PY310 = "hypothesis==6.168.5"
 # The CuPy release the call-shape test checks dlarray against.
 CUPY_CALL_SHAPES = ["cupy-cuda13x==14.2.0", "array-api-compat==1.16.0"]
+
+#: The supported Pythons, stated once: pyproject.toml's classifiers (its
+#: requires-python and the docs are checked against them by
+#: tests/package/test_docs_facts.py).
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+SUPPORTED_PYTHONS = [
+    c.rsplit(" :: ", 1)[1]
+    for c in PYPROJECT["project"]["classifiers"]
+    if c.startswith("Programming Language :: Python :: 3.")
+]
+#: The oldest NumPy dlarray supports (SPEC 0: a core package for two years
+#: after its release), the floor of pyproject.toml's dependency.
+OLDEST_NUMPY = next(
+    d.split(">=")[1] for d in PYPROJECT["project"]["dependencies"] if d.startswith("numpy>=")
+)
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Build dlarray and run the test suite.  cuda-bindings is installed so
-    that the real runtime's no-driver path is tested (tests_oldest covers
-    the no-package path), and CuPy with array-api-compat so that the CuPy
-    call-shape test runs every namespace function through CuPy's argument
-    checks on CPU memory (CuPy imports without a GPU)."""
-    session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings", *CUPY_CALL_SHAPES)
+    """Build dlarray and run the test suite on the Python that runs nox, with
+    the newest NumPy for it.  Nothing that needs a GPU is installed (see
+    cuda_packages): the CUDA paths are tested against the stand-in runtime."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS)
     _run_pytest(session)
 
 
-@nox.session(python="3.10")
+@nox.session(python=SUPPORTED_PYTHONS)
+def tests_python(session: nox.Session) -> None:
+    """The test suite on one supported Python with the newest NumPy and
+    ml_dtypes for it: ``nox -s tests_python-3.14``.  On the project's
+    machines 3.14 and 3.15 are Debian's builds in ../shared, and pyenv has
+    3.12 and 3.13: ``eval "$(.ci/pythons)"`` puts them on PATH."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS)
+    _run_pytest(session)
+
+
+@nox.session(python=SUPPORTED_PYTHONS[0])
 def tests_oldest(session: nox.Session) -> None:
     """The test suite on the oldest Python and NumPy dlarray supports."""
-    session.install(".", "numpy==2.2.5", *TEST_DEPS, HYPOTHESIS_PY310)
+    session.install(".", f"numpy=={OLDEST_NUMPY}", *TEST_DEPS, HYPOTHESIS)
+    _run_pytest(session)
+
+
+@nox.session
+def cuda_packages(session: nox.Session) -> None:
+    """The suite with CUDA's Python packages installed, on a machine with or
+    without a GPU: cuda-bindings' path when no driver is found, and CuPy's
+    argument checks run on every namespace call over host memory (CuPy
+    imports without a GPU).  It downloads CuPy for CUDA 13 and cuda-bindings
+    (about 350 MB in the venv), which is why the README's ``nox -s tests``
+    leaves them out; CI runs both."""
+    session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings", *CUPY_CALL_SHAPES)
     _run_pytest(session)
 
 
@@ -184,7 +223,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the package."""
-    session.install("mypy==2.4.1", "numpy>=2.2.5", "ml_dtypes>=0.5")
+    session.install("mypy==2.4.1", f"numpy>={OLDEST_NUMPY}", "ml_dtypes>=0.5")
     session.run("mypy")
 
 
@@ -465,6 +504,73 @@ def distributed(session: nox.Session) -> None:
         )
 
 
+# ---- the newest release of everything dlarray meets ----
+
+#: Every peer and consumer, unpinned: the latest session takes the newest
+#: release the package index serves for its Python.  dask and distributed are
+#: released together and pin each other; named apart, pip can pair the newest
+#: dask with distributed 2021.4.1, which fails on import, so they come as
+#: dask's own extra.  torch is as new as the index serves (on the project's
+#: machines a pip constraint caps it at the release on their disk).
+LATEST = [
+    "numpy", "ml_dtypes", "torch", "jax", "apache-tvm-ffi",
+    "dpctl", "dpnp", "intel-opencl-rt",
+    "cubed", "dask[distributed]", "zarr",
+    "scikit-learn", "scipy", "array-api-strict", "array-api-compat", "array-api-extra", "einops",
+]  # fmt: skip
+#: The newest Python every one of them has wheels for.
+LATEST_PYTHON = "3.13"
+#: The peers whose interop modules the latest session runs (CuPy needs a GPU).
+LATEST_INTEROP = ["numpy", "torch", "jax", "tvm_ffi", "dpnp"]
+
+
+@nox.session(python=LATEST_PYTHON)
+def latest(session: nox.Session) -> None:
+    """dlarray against the newest release of every peer and consumer: the
+    interop matrix, the Array API consumers, Cubed and Dask, the examples,
+    the doctor and the probe.  A peer or consumer that fails to import fails
+    the run.  The versions it ran with are printed first and written to
+    $DLARRAY_LATEST_VERSIONS when set (a JSON file)."""
+    install = [".", *TEST_DEPS, HYPOTHESIS, *LATEST]
+    if os.environ.get("INTEROP_TORCH_INDEX"):
+        install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
+    session.install(*install)
+    env: dict[str, str | None] = {
+        **_sycl_env(session),
+        "DLARRAY_INTEROP_PEER": ",".join(LATEST_INTEROP),
+        "DLARRAY_CLIENTS": "1",
+        "SCIPY_ARRAY_API": "1",
+    }
+    tests = [
+        *(str(ROOT / "tests" / "interop" / f"test_{peer}.py") for peer in LATEST_INTEROP),
+        str(ROOT / "tests" / "clients"),
+        str(ROOT / "tests" / "distributed"),
+        str(ROOT / "tests" / "package" / "test_examples.py"),
+        str(ROOT / "tests" / "package" / "test_main.py"),
+        str(ROOT / "tests" / "package" / "test_probe.py"),
+    ]
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run("python", "-c", _VERSIONS_REPORT, env=env)
+        session.run(
+            "pytest", *tests, "-p", "no:cacheprovider", "--rootdir", str(ROOT), "-rs",
+            *PARALLEL, *session.posargs, env=env,
+        )  # fmt: skip
+        session.run("python", "-m", "dlarray", "--repeats", "20", env=env)
+        session.run("python", "-m", "dlarray", "probe", env=env)
+
+
+# The installed version of each distribution the latest session asked for.
+_VERSIONS_REPORT = (
+    "import importlib.metadata as m, json, os, sys; "
+    "names = " + repr([n.split("[")[0] for n in ["dlarray", *LATEST, "distributed"]]) + "; "
+    "versions = {'python': sys.version.split()[0], "
+    "**{n: m.version(n) for n in names}}; "
+    "print('latest:', ', '.join(f'{k} {v}' for k, v in versions.items())); "
+    "out = os.environ.get('DLARRAY_LATEST_VERSIONS'); "
+    "out and open(out, 'w').write(json.dumps(versions, indent=1))"
+)
+
+
 @nox.session
 def sanitize(session: nox.Session) -> None:
     """The test suite against the C core built with AddressSanitizer and
@@ -659,11 +765,12 @@ def free_threaded(session: nox.Session) -> None:
         session.run(str(bin_dir / "python"), "-X", "gil=1", bench, "--seconds", "1", external=True)
 
 
-@nox.session(python="3.10")
+@nox.session(python=SUPPORTED_PYTHONS[0])
 def threads_oldest(session: nox.Session) -> None:
-    """The thread soak on Python 3.10 (no PyTorch wheel there), where the
-    deleters' GIL check used to take another thread's state for its own."""
-    _run_thread_soak(session, ["numpy==2.2.5", HYPOTHESIS_PY310])
+    """The thread soak on the oldest Python and NumPy (3.11 is one of the two
+    where the deleters' GIL check used to take another thread's state for
+    its own), without PyTorch."""
+    _run_thread_soak(session, [f"numpy=={OLDEST_NUMPY}", HYPOTHESIS])
 
 
 # What each interop session installs besides dlarray and the test tools.

@@ -59,9 +59,10 @@ __all__ = ["FP8_DTYPES", "STANDARD_DTYPES", "SUBBYTE_DTYPES", "TORCH_FP8_DTYPES"
 
 # ---- requiring the peer ----
 
-#: The nox session ``interop(<peer>)`` sets this, and then a peer that fails
-#: to import is an error, not a skip: the session exists to test it.
-REQUIRED_PEER = os.environ.get("DLARRAY_INTEROP_PEER")
+#: The nox sessions ``interop(<peer>)`` and ``latest`` set this (one name, or
+#: several separated by commas), and then such a peer that fails to import is
+#: an error, not a skip: the session exists to test it.
+REQUIRED_PEERS = set(filter(None, os.environ.get("DLARRAY_INTEROP_PEER", "").split(",")))
 
 
 def import_peer(name: str) -> ModuleType:
@@ -73,7 +74,7 @@ def import_peer(name: str) -> ModuleType:
     try:
         return peer_named(name).import_module()
     except ImportError as exc:
-        if REQUIRED_PEER == name:
+        if name in REQUIRED_PEERS:
             raise RuntimeError(f"interop({name}) needs {name}, which failed: {exc}") from exc
         pytest.skip(
             f"{name} is not installed (nox -s 'interop({name})' installs it)",
