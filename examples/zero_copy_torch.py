@@ -17,12 +17,12 @@ Run: python examples/zero_copy_torch.py
 import weakref
 
 import numpy as np
-import torch
 
 import dlarray
 from dlarray import abi
 
 REQUIRES = ("torch",)
+INSTALL = "pip install torch"
 
 
 def address(x: dlarray.DLArray) -> int:
@@ -31,6 +31,12 @@ def address(x: dlarray.DLArray) -> int:
 
 
 def main() -> None:
+    try:
+        import torch
+    except ModuleNotFoundError:
+        print(f"zero_copy_torch.py: skipped: it needs torch; {INSTALL}")
+        return
+
     t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
 
     x = dlarray.from_dlpack(t)  # torch -> dlarray

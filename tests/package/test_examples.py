@@ -13,6 +13,9 @@ import ast
 import importlib.util
 import pathlib
 import runpy
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -49,6 +52,40 @@ def test_example_has_a_docstring_and_main(path):
     assert ast.get_docstring(module), f"{path.name} has no module docstring"
     functions = {node.name for node in module.body if isinstance(node, ast.FunctionDef)}
     assert "main" in functions
+
+
+# Runs a script with some modules made unimportable, as on a machine
+# without them: argv[1] is the script, the rest the hidden names.
+_HIDING_RUNNER = textwrap.dedent("""
+    import importlib.abc, runpy, sys
+    script, hidden = sys.argv[1], set(sys.argv[2:])
+    class Hide(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in hidden:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    sys.meta_path.insert(0, Hide())
+    sys.argv = [script]
+    runpy.run_path(script, run_name="__main__")
+""")
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in EXAMPLES if required_packages(p)], ids=lambda p: p.name
+)
+def test_example_without_its_packages_prints_one_line_with_the_command(path):
+    """Run as a user runs it (``python examples/NAME.py``) on a machine that
+    lacks what it needs: one line naming what is missing and the exact pip
+    command, exit status 0, no traceback."""
+    missing = required_packages(path)
+    done = subprocess.run(
+        [sys.executable, "-c", _HIDING_RUNNER, str(path), *missing],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, done.stdout
+    assert lines[0].startswith(f"{path.name}: skipped: it needs ") and "pip install " in lines[0]
+    assert all(name in lines[0] for name in missing) or missing[0] in lines[0]
 
 
 def test_required_packages_are_read_from_the_source(tmp_path):
