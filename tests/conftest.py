@@ -143,32 +143,45 @@ def no_gpu(monkeypatch):
 # names the missing module, or the thing (a GPU) directly.
 _MISSING_PATTERNS = (
     (re.compile(r"no usable (CUDA )?GPU|NVIDIA GPU"), "gpu"),
+    (re.compile(r"^upstream: "), "upstream"),
+    (re.compile(r"arrived in (3\.\d+)"), None),
     (re.compile(r"No module named '([\w]+)"), None),
     (re.compile(r"could not import '([\w]+)"), None),
     (re.compile(r"^(PyTorch) is not installed"), None),
     (re.compile(r"^([\w-]+) is not installed"), None),
-    (re.compile(r"needs ([\w-]+), which is not installed"), None),
+    (re.compile(r"needs ([\w-]+)(, [\w-]+)*, which (is|are) not installed"), None),
 )
-# The missing thing -> how to get it (the extras name this checkout's own).
+# The missing thing -> the command that runs these tests.  The suite runs in
+# nox's own virtualenvs, which a `pip install` into your venv never reaches:
+# each line names the nox session that installs the thing, then the pip
+# command for a venv of your own (the extras name this checkout's own).
 _HOW_TO_GET = {
     "gpu": "a machine with an NVIDIA GPU and its driver (then: bash tests/cuda/device_check.sh)",
-    "cuda": "pip install -e '.[cuda]' (cuda-bindings; nox -s tests installs it)",
-    "torch": "pip install torch (nox -s 'interop(torch)')",
-    "jax": "pip install jax (nox -s 'interop(jax)')",
-    "tvm_ffi": "pip install apache-tvm-ffi (nox -s 'interop(tvm_ffi)')",
-    "dpctl": "pip install -e '.[sycl-cpu]' (nox -s sycl)",
-    "dpnp": "pip install -e '.[dpnp]' (nox -s 'interop(dpnp)')",
-    "array_api_strict": "nox -s clients (or pip install array-api-strict)",
-    "array_api_extra": "nox -s clients (or pip install array-api-extra)",
-    "sklearn": "nox -s clients (or pip install scikit-learn)",
-    "scipy": "nox -s clients (or pip install scipy)",
-    "einops": "nox -s clients (or pip install einops)",
-    "cubed": "nox -s distributed (or pip install cubed dask distributed zarr)",
-    "dask": "nox -s distributed (or pip install cubed dask distributed zarr)",
-    "distributed": "nox -s distributed (or pip install cubed dask distributed zarr)",
+    "upstream": "a peer's own bug, named in the reason (nothing to install)",
+    "3.12": "Python >= 3.12: nox -s tests_python-3.12 (eval \"$(.ci/pythons)\" finds it)",
+    "cuda": "nox -s cuda_packages (your venv: pip install -e '.[cuda]')",
+    "cupy": "nox -s cuda_packages (your venv: pip install -e '.[cupy]')",
+    "torch": "nox -s 'interop(torch)' (your venv: pip install torch)",
+    "jax": "nox -s 'interop(jax)' (your venv: pip install jax)",
+    "tvm_ffi": "nox -s 'interop(tvm_ffi)' (your venv: pip install apache-tvm-ffi)",
+    "dpctl": "nox -s sycl (your venv: pip install -e '.[sycl-cpu]')",
+    "dpnp": "nox -s 'interop(dpnp)' (your venv: pip install -e '.[dpnp]')",
+    "array_api_strict": "nox -s clients (your venv: pip install array-api-strict)",
+    "array_api_compat": "nox -s clients (your venv: pip install array-api-compat)",
+    "array_api_extra": "nox -s clients (your venv: pip install array-api-extra)",
+    "sklearn": "nox -s clients (your venv: pip install scikit-learn)",
+    "scipy": "nox -s clients (your venv: pip install scipy)",
+    "einops": "nox -s clients (your venv: pip install einops)",
+    "cubed": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
+    "dask": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
+    "distributed": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
 }
+#: A line for a thing the table above does not know: a new skip reason must
+#: get its command there (tests/package/test_skip_summary.py checks it).
+UNKNOWN_HOW = "no command known for this yet: add one to tests/conftest.py's _HOW_TO_GET"
 _ALIASES = {"pytorch": "torch", "array-api-strict": "array_api_strict",
-            "array-api-extra": "array_api_extra", "scikit-learn": "sklearn"}  # fmt: skip
+            "array-api-extra": "array_api_extra", "array-api-compat": "array_api_compat",
+            "apache-tvm-ffi": "tvm_ffi", "scikit-learn": "sklearn", "cupy": "cupy"}  # fmt: skip
 
 
 def _missing_thing(reason: str) -> str:
@@ -176,7 +189,7 @@ def _missing_thing(reason: str) -> str:
     for pattern, thing in _MISSING_PATTERNS:
         found = pattern.search(reason)
         if found:
-            name = thing or found.group(found.lastindex or 0)
+            name = thing or found.group(1 if found.lastindex else 0)
             return _ALIASES.get(name.lower(), name)
     return reason
 
@@ -203,9 +216,8 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section(f"{len(skipped)} skipped tests, by what this machine lacks", sep="-")
     verbose = terminalreporter.config.getoption("verbose") > 0
     for thing, reasons in sorted(by_thing.items(), key=lambda item: -sum(item[1].values())):
-        how = _HOW_TO_GET.get(thing)
-        label = f"{thing}: {how}" if how else thing
-        terminalreporter.line(f"{sum(reasons.values()):5d}  {label}")
-        if verbose and how:
+        how = _HOW_TO_GET.get(thing, UNKNOWN_HOW)
+        terminalreporter.line(f"{sum(reasons.values()):5d}  {thing}: {how}")
+        if verbose:
             for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
                 terminalreporter.line(f"{'':7}{count:5d}  {reason}")
