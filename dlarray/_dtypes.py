@@ -130,6 +130,61 @@ class DType:
     def __repr__(self) -> str:
         return f"dlarray.{self.name}"
 
+    def __eq__(self, other: object) -> bool:
+        """Whether ``other`` means this dtype: the dtype itself, its name, or
+        NumPy's dtype of the same name (what every dtype argument accepts,
+        :func:`as_dtype`).  ``NotImplemented`` for other objects, which then
+        compare unequal (another library's dtype: ``dlarray`` does not take
+        those as dtype arguments either).
+
+        Examples
+        --------
+        >>> import dlarray, numpy as np
+        >>> x = dlarray.asarray([1.0])
+        >>> x.dtype == dlarray.float64, x.dtype == "float64", x.dtype == np.float64
+        (True, True, True)
+        >>> x.dtype == np.dtype(">f8"), x.dtype == "float32", x.dtype != dlarray.int64
+        (False, False, True)
+        """
+        if other is self:
+            return True
+        if isinstance(other, DType):
+            return False  # every dtype is one object: another object is another dtype
+        if isinstance(other, str):
+            return DTYPES_BY_NAME.get(other) is self
+        if isinstance(other, np.dtype) or (
+            isinstance(other, type) and issubclass(other, np.generic)
+        ):
+            return dtype_argument(other) is self
+        return NotImplemented
+
+    # Identity's hash, as before equality was widened: every dtype is one
+    # object, so dtypes agree among themselves, and a set or dict of dtypes
+    # is looked up at C speed on the namespace's every call.  A name or a
+    # NumPy dtype that compares equal has another hash (as "float64" and
+    # numpy.dtype("float64") have in NumPy): look dtypes up by dtype
+    # (docs/api/dtypes.md, "Comparing dtypes").
+    __hash__ = object.__hash__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Refused: a dtype makes no values (``dlarray.float32(3)``, NumPy's
+        scalar constructor); ``TypeError`` naming the call that does.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.float32(3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+            ...
+        TypeError: dlarray.float32 is a dtype, not a function: ...(3, dtype=dlarray.float32)`...
+        """
+        value = repr(args[0]) if len(args) == 1 and not kwargs else "value"
+        raise TypeError(
+            f"{self!r} is a dtype, not a function: dlarray has no scalar types. For a 0-d "
+            f"array write `dlarray.asarray({value}, dtype={self!r})`; for a conversion of "
+            f"an array x, `dlarray.astype(x, {self!r})`"
+        )
+
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         # dtypes are singletons: pickle by name, unpickle to the one object
         # (engines ship dtypes to worker processes inside their task graphs)
@@ -150,8 +205,19 @@ DTYPES_BY_NAME, DTYPES_BY_DLPACK = _build_table()
 
 
 def dtype_named(name: str) -> DType:
-    """The dtype called ``name`` (what a pickled dtype unpickles through)."""
-    return DTYPES_BY_NAME[name]
+    """The dtype called ``name`` (what a pickled dtype unpickles through):
+    ``TypeError`` for a name that is not a str, ``ValueError`` for one that
+    names no dtype of this dlarray (a damaged pickle, or one written by a
+    dlarray with more dtypes)."""
+    if not isinstance(name, str):
+        raise TypeError(f"a dtype name must be a str, got {type(name).__name__} {name!r}")
+    try:
+        return DTYPES_BY_NAME[name]
+    except KeyError:
+        raise ValueError(
+            f"no dlarray dtype is called {name!r}; this dlarray's dtypes are "
+            f"{', '.join(DTYPES_BY_NAME)}"
+        ) from None
 
 
 def dtype_from_dlpack(triple: tuple[int, int, int]) -> DType:

@@ -801,3 +801,45 @@ def test_dtypes_pickle_to_the_same_object():
 
     for dtype in xp.dtypes():
         assert pickle.loads(pickle.dumps(dtype)) is dtype
+
+
+# ---- comparing dtypes (docs/api/dtypes.md, "Comparing dtypes") ----
+# (before: x.dtype == np.float64 and x.dtype == "float64" were silently False)
+
+
+def test_a_dtype_equals_what_means_it():
+    for dtype in xp.dtypes():
+        assert dtype == dtype and not dtype != dtype
+        assert dtype == dtype.name and dtype.name == dtype
+        assert not dtype != dtype.name
+        if dtype.kind != "extended floating":  # NumPy knows them through ml_dtypes only
+            assert dtype == np.dtype(dtype.name) and np.dtype(dtype.name) == dtype
+            assert dtype == np.dtype(dtype.name).type and np.dtype(dtype.name).type == dtype
+        for other in xp.dtypes():
+            assert (dtype == other) is (dtype is other)
+            assert (dtype == other.name) is (dtype is other)
+
+
+def test_a_dtype_is_unequal_to_what_means_another_thing():
+    assert xp.float64 != np.dtype(">f8")  # another byte order, as NumPy says too
+    assert xp.float64 != "f8" and xp.float64 != "float"  # names are dlarray's, as dtype= takes
+    assert xp.float64 != np.float32 and xp.int64 != np.dtype("int32")
+    assert xp.float64 != 64 and xp.float64 != None  # noqa: E711
+    assert xp.float64 != np.dtype([("a", "f8")]) and xp.float64 != "float99"
+
+
+def test_an_arrays_dtype_compares_as_numpys_users_write_it():
+    x = xp.asarray([1.0, 2.0])
+    assert x.dtype == np.float64 and x.dtype == "float64" and x.dtype == np.dtype("float64")
+    assert xp.astype(x, xp.int8).dtype == np.int8
+
+
+def test_dtypes_hash_as_one_object_each():
+    # Dtypes among themselves: equal means the same object, the same hash.
+    # A set or dict of dtypes is looked up with dtypes (a name or NumPy's
+    # dtype has its own hash, as "float64" and np.dtype("float64") in NumPy).
+    table = {dtype: dtype.name for dtype in xp.dtypes()}
+    assert all(table[dtype] == dtype.name for dtype in xp.dtypes())
+    assert len(set(xp.dtypes())) == len(xp.dtypes())
+    assert hash(xp.float64) == hash(xp.float64)
+    assert xp.float64 in {xp.float64} and xp.float64 not in {xp.float32}
