@@ -17,7 +17,6 @@ Examples
 
 import math as _math
 import os as _os
-from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from dlarray import _core
@@ -40,6 +39,7 @@ from dlarray._array import DLArray, unpickle
 from dlarray._cuda.runtime import CUDAUnavailableError
 from dlarray._device import Device, DLDeviceType
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtypes
+from dlarray._rules import spelling_hint as _spelling_hint
 from dlarray._sycl.runtime import SYCLUnavailableError
 
 #: The revision of the Array API standard this namespace implements.
@@ -47,9 +47,19 @@ __array_api_version__ = "2025.12"
 
 # The whole Array API namespace, one chapter module at a time (dlarray._api).
 globals().update(NAMESPACE)
-if _TYPE_CHECKING:
-    # The namespace's names are added at import; tell type checkers they exist.
-    def __getattr__(name: str) -> _Any: ...
+
+
+def __getattr__(name: str) -> _Any:
+    """A name the package lacks: ``AttributeError``, which names the
+    standard's spelling where ``name`` is another library's (the one table of
+    them, ``dlarray._rules.SPELLINGS``: ``dlarray.array`` is
+    ``dlarray.asarray``).  (Type checkers read from it that the namespace's
+    names, added at import, exist.)"""
+    message = f"module 'dlarray' has no attribute {name!r}"
+    hint = _spelling_hint(f"dlarray.{name}")
+    if hint is not None:
+        message += f": dlarray follows the Array API standard, which writes it {hint}"
+    raise AttributeError(message)
 
 
 from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)

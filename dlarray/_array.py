@@ -21,6 +21,7 @@ scalars, ``round``/``format``, NumPy's ``__array__``, copying and pickling.
 
 from __future__ import annotations
 
+import math
 import pickle
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar, SupportsIndex, cast
@@ -41,7 +42,7 @@ from dlarray._consumer import from_dlpack
 from dlarray._core import ArrayBase
 from dlarray._creation import empty
 from dlarray._device import CPU, Device, device_of
-from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar
+from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar, dtype_named
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import FAST_PATH_ENGINE, call, engine_view, namespace_of, wrap, write
 from dlarray._numpy_dispatch import array_function, array_ufunc, mixing_error
@@ -50,7 +51,9 @@ from dlarray._rules import (
     DEFAULT_DTYPES,
     EXTENDED_FLOATS,
     REAL_OF,
+    SPELLINGS,
     SYMBOLS,
+    broadcast_result,
     check_dtype,
     check_writable,
     common_device,
@@ -86,37 +89,14 @@ def _operand(other: Any, scalars: bool, operator: str) -> Any:
     return NotImplemented
 
 
-# NumPy's and PyTorch's array methods that the Array API spells another way
-# (mostly as namespace functions): reading one on a DLArray raises the usual
-# AttributeError, saying how dlarray writes it.  ``hasattr`` stays False.
+# NumPy's and PyTorch's array attributes that the Array API spells another
+# way (mostly as namespace functions): the rows "x.<name>" of the one table
+# of other libraries' spellings, _rules.SPELLINGS.  Reading one on a DLArray
+# raises the usual AttributeError, saying how dlarray writes it; ``hasattr``
+# stays False.
 _NUMPY_HABITS: dict[str, str] = {
-    **{name: f"dlarray.{name}(x)" for name in (
-        "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "all",
-        "any", "nonzero", "sort", "argsort", "conj", "round", "real", "imag")},
-    "cumsum": "dlarray.cumulative_sum(x)",
-    "cumprod": "dlarray.cumulative_prod(x)",
-    "reshape": "dlarray.reshape(x, shape)",
-    "flatten": "dlarray.reshape(x, (-1,))",
-    "ravel": "dlarray.reshape(x, (-1,))",
-    "view": "dlarray.reshape(x, shape) (views share memory)",
-    "squeeze": "dlarray.squeeze(x, axis)",
-    "transpose": "dlarray.permute_dims(x, axes), or x.T / x.mT",
-    "swapaxes": "dlarray.permute_dims(x, axes)",
-    "astype": "dlarray.astype(x, dtype)",
-    "copy": "dlarray.asarray(x, copy=True)",
-    "clip": "dlarray.clip(x, min, max)",
-    "dot": "dlarray.matmul(x, y), or x @ y",
-    "repeat": "dlarray.repeat(x, repeats)",
-    "take": "dlarray.take(x, indices, axis=...)",
-    "diagonal": "dlarray.linalg.diagonal(x)",
-    "trace": "dlarray.linalg.trace(x)",
-    "fill": "x[...] = value",
-    "item": "float(x), int(x) or bool(x) of a 0-d array",
-    "tolist": "np.from_dlpack(x).tolist() (memory the host can read)",
-    "numpy": "np.from_dlpack(x) (zero-copy; memory the host can read)",
-    "cpu": 'x.to_device("cpu")',
-    "cuda": 'x.to_device("cuda")',
-}  # fmt: skip
+    spelling[2:]: hint for spelling, hint in SPELLINGS.items() if spelling.startswith("x.")
+}
 
 
 class _NumPyHabit:
@@ -220,12 +200,7 @@ def _computed_then_written(function: Any) -> Any:
 
 
 def _check_broadcast(name: str, x: ArrayBase, other_shape: tuple[int, ...]) -> None:
-    try:
-        shape = np.broadcast_shapes(x.shape, other_shape)
-    except ValueError:
-        raise ValueError(
-            f"in-place {name}: shapes {x.shape} and {other_shape} do not broadcast"
-        ) from None
+    shape = broadcast_result(f"in-place {name}", x.shape, other_shape)
     if shape != x.shape:
         raise _shape_change(name, x, shape)
 
@@ -249,7 +224,8 @@ def _dtype_change(name: str, x: ArrayBase, dtype: DType) -> TypeError:
 def _shape_change(name: str, x: ArrayBase, shape: tuple[int, ...]) -> ValueError:
     return ValueError(
         f"in-place {name}: the result has shape {shape}, but x has shape {x.shape}; an "
-        f"in-place operation cannot broadcast x"
+        f"in-place operation cannot broadcast x (x cannot be broadcast to {shape} in its own "
+        f"memory): write x = dlarray.{name}(x, other)"
     )
 
 
@@ -458,13 +434,47 @@ def unpickle(
     payload: Any,
 ) -> ArrayBase:
     """Rebuild a pickled array (the inverse of :func:`reduce`), on the
-    memory kind and index it was pickled from."""
+    memory kind and index it was pickled from.
+
+    Every field is checked before any memory is touched, so that a damaged
+    or crafted pickle raises ``TypeError`` (a field of the wrong type) or
+    ``ValueError`` (a wrong value) naming the field, never makes an array
+    of another shape than it says, nor reads past its bytes."""
+    if type(version) is not int:
+        raise _pickle_field_error(TypeError, "format version", version, "an int")
     if version != _PICKLE_VERSION:
         raise ValueError(
             f"this pickle holds a dlarray array in format {version}; this dlarray reads "
             f"format {_PICKLE_VERSION}: unpickle it with the dlarray release that wrote it"
         )
-    dtype = DTYPES_BY_NAME[dtype_name]
+    try:
+        dtype = dtype_named(dtype_name)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"pickle.loads: the array's dtype: {exc}") from None
+    shape = _pickled_shape(shape)
+    if type(padded) is not bool:
+        raise _pickle_field_error(TypeError, "padded flag", padded, "True or False")
+    try:
+        device = Device(kind, index)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"pickle.loads: the array's device: {exc}") from None
+    try:
+        data = memoryview(payload)
+    except TypeError:
+        raise _pickle_field_error(TypeError, "data", payload, "a bytes-like object") from None
+    # One byte per element for fp6/fp4 (their codes), the dtype's bytes otherwise.
+    expected = math.prod(shape) * (1 if dtype.is_subbyte else dtype.itemsize)
+    if data.nbytes != expected or not data.c_contiguous:
+        raise ValueError(
+            f"pickle.loads: the array's data holds {data.nbytes} bytes"
+            f"{'' if data.c_contiguous else ', not contiguous'}, but {expected} contiguous "
+            f"bytes are needed for shape {shape} of {dtype.name}; the pickle is damaged"
+        )
+    if dtype.kind == "bool" and expected and int(np.frombuffer(data, np.uint8).max()) > 1:
+        raise ValueError(
+            "pickle.loads: the array's data holds bytes other than 0 and 1 for bool "
+            "elements; the pickle is damaged or was not written by dlarray"
+        )
     if dtype.is_subbyte:
         codes = np.frombuffer(payload, dtype=np.uint8).reshape(shape)
         out = subbyte.from_codes(codes, dtype, padded=padded)
@@ -476,9 +486,8 @@ def unpickle(
         out = empty(shape, dtype=dtype)
         target = numpy_engine.to_numpy(_storage_codes(out))
         target[...] = np.frombuffer(payload, dtype=target.dtype).reshape(shape)
-    if kind == CPU.kind:
+    if device.kind == CPU.kind:
         return out
-    device = Device(kind, index)
     try:
         return copy_to_device(out, device)
     except BufferError as exc:  # CUDA or SYCL missing: the message says what to install
@@ -486,6 +495,31 @@ def unpickle(
             f"pickle.loads: this array was pickled from {device}, and dlarray restores it "
             f"onto the same memory kind, which it cannot reach here: {exc}"
         ) from exc
+
+
+def _pickle_field_error(kind: type[Exception], field: str, value: Any, wanted: str) -> Exception:
+    return kind(
+        f"pickle.loads: the array's {field} must be {wanted}, got {type(value).__name__} "
+        f"{value!r:.60}; the pickle is damaged or was not written by dlarray"
+    )
+
+
+def _pickled_shape(shape: Any) -> tuple[int, ...]:
+    """A pickle's shape, checked: a tuple of at most MAX_NDIM ints, none
+    negative."""
+    if type(shape) is not tuple or not all(type(n) is int for n in shape):
+        raise _pickle_field_error(TypeError, "shape", shape, "a tuple of ints")
+    if any(n < 0 for n in shape):
+        raise ValueError(
+            f"pickle.loads: the array's shape {shape} has a negative extent; the pickle is "
+            f"damaged or was not written by dlarray"
+        )
+    if len(shape) > _core.MAX_NDIM:
+        raise ValueError(
+            f"pickle.loads: the array's shape {shape} has {len(shape)} axes, more than the "
+            f"{_core.MAX_NDIM} an array may have"
+        )
+    return shape
 
 
 # Pickles name the function that rebuilds an array; they outlive releases,
@@ -505,6 +539,9 @@ class DLArray(_core.ArrayBase):
     dtype : DType
     device : Device
     size : int
+    nbytes : int
+        The bytes the elements take (not in the Array API; NumPy's, CuPy's
+        and PyTorch's attribute).
     readonly : bool
         True when the memory must not be written (for example it came from a
         producer that marked it ``READ_ONLY``).
@@ -584,6 +621,29 @@ class DLArray(_core.ArrayBase):
         (True, False)
         """
         return self._readonly
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the elements take: ``size`` times the element's bytes,
+        as NumPy's, CuPy's and PyTorch's ``nbytes`` (not part of the Array
+        API).  Packed fp6/fp4 elements share bytes: a packed array takes
+        ``ceil(size * bits / 8)``, a padded one a byte per element.  A
+        strided view counts its elements, not the memory between them.
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.zeros((2, 3), dtype=dlarray.float32).nbytes
+        24
+        >>> dlarray.zeros(3, dtype=dlarray.float4_e2m1fn).nbytes  # 12 bits, packed
+        2
+        >>> dlarray.zeros(3, dtype=dlarray.float4_e2m1fn, padded=True).nbytes
+        3
+        """
+        dtype = self.dtype
+        if dtype.is_subbyte and not self._padded:
+            return -(-self.size * dtype.bits // 8)
+        return self.size * dtype.itemsize
 
     # ``T`` and ``x[key]`` for basic keys are C (subscript.c), which hands
     # every other key to _getitem_general below.

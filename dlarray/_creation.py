@@ -21,7 +21,7 @@ import dlarray._core as _core
 from dlarray._consumer import from_dlpack
 from dlarray._core import ArrayBase
 from dlarray._device import CPU, as_device
-from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype
+from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype, dtype_argument
 from dlarray._engine.numpy_engine import from_numpy, numpy_dtype, quiet, to_numpy
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._storage import sycl as sycl_storage
@@ -314,11 +314,14 @@ def asarray(
                 f"asarray(copy=False): a NumPy scalar ({type(obj).__name__}) is a value, and "
                 f"making an array of it always copies; pass copy=None"
             )
-        x, copied = from_numpy(np.array(obj)), True
+        x, copied = from_numpy(_numpy_data(np.array(obj), None)[0]), True
     elif isinstance(obj, np.ndarray) and obj.dtype.name in _VIEWED_BY_BITS:
         # NumPy cannot export ml_dtypes' dtypes through DLPack: view the
         # bits instead (zero-copy, as its exports are).
         x = from_numpy(obj)
+    elif isinstance(obj, np.ndarray) and dtype_argument(obj.dtype) is None:
+        a, copied = _numpy_data(obj, copy)
+        x = from_numpy(a)
     elif hasattr(type(obj), "__dlpack__"):
         # Under copy=False a move is refused below, with the standard's
         # ValueError, rather than by the producer (a BufferError).
@@ -333,7 +336,8 @@ def asarray(
             view = None  # Python data (read below, outside this handler, so
             # that its errors do not show this one as their context)
         if view is not None:
-            x = from_numpy(np.asarray(view))
+            a, copied = _numpy_data(np.asarray(view), copy)
+            x = from_numpy(a)
         elif copy is False:
             raise ValueError(
                 f"asarray(copy=False): a {type(obj).__name__} is Python data, and "
@@ -359,6 +363,38 @@ def asarray(
     if copy is True and not copied:
         return copy_array(x)
     return x
+
+
+def _numpy_data(a: np.ndarray, copy: bool | None) -> tuple[np.ndarray, bool]:
+    """``a`` where a dlarray dtype holds its elements, else its copy in the
+    machine's byte order (NumPy arrays of the other order hold the same
+    numbers, and NumPy users pass them: ``copy=False`` refuses that copy),
+    and whether it is a copy; ``TypeError`` for elements no dlarray dtype
+    holds (objects, strings, dates, long doubles), in dlarray's words
+    rather than those of NumPy's DLPack export."""
+    if dtype_argument(a.dtype) is not None or a.dtype.name in _VIEWED_BY_BITS:
+        return a, False
+    native = a.dtype.newbyteorder("=")
+    if dtype_argument(native) is not None:
+        if copy is False:
+            raise ValueError(
+                f"asarray(copy=False): the NumPy array's elements are {a.dtype.str!r}, in "
+                f"the other byte order than this machine's, and dlarray's arrays hold its "
+                f"own: reading them needs a copy; pass copy=None"
+            )
+        return a.astype(native), True
+    kinds = {"O": "Python objects", "U": "strings", "S": "bytes", "M": "dates", "m": "times"}
+    what = kinds.get(a.dtype.kind, f"{a.dtype.name} elements")
+    if a.dtype.kind == "O":
+        fix = "`dlarray.asarray(a.tolist())` reads numbers held as objects"
+    else:
+        target = "np.complex128" if a.dtype.kind == "c" else "np.float64"
+        fix = f"convert it to one of those first, e.g. `a.astype({target})`"
+    raise TypeError(
+        f"asarray: the NumPy array holds {what} (dtype {a.dtype}), which no dlarray "
+        f"dtype holds; dlarray's arrays hold bools, integers, floats and complex numbers "
+        f"(and the extended floats): {fix}"
+    )
 
 
 def _from_usm_memory(memory: Any) -> ArrayBase:

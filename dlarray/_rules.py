@@ -41,9 +41,12 @@ on them.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Iterable
 from typing import Any, Final
+
+import numpy as np
 
 from dlarray._core import ArrayBase
 from dlarray._device import CPU, Device
@@ -168,7 +171,7 @@ def extended_refusal(func: str, dtype: DType, other: DType | None = None) -> Typ
         f"{func}: {what}. float16, bfloat16 and the fp8/fp6/fp4 formats are outside the "
         f"Array API: dlarray moves, compares and converts them, mixes them with no other "
         f"dtype and does no arithmetic on them. What works: {_EXTENDED_WORKS}. Convert with "
-        f"dlarray.astype(x, dlarray.float32) first"
+        f"`dlarray.astype(x, dlarray.float32)` first"
     )
 
 
@@ -254,8 +257,26 @@ def check_dtype(dtype: DType, category: str, func: str) -> None:
             raise extended_refusal(func, dtype)
         raise TypeError(
             f"{func}: got an array of dtype {dtype.name}, but {func} is defined only for "
-            f"{category} dtypes; convert with dlarray.astype(x, ...) first"
+            f"{category} dtypes; {_category_fix(dtype, category, func)}"
         )
+
+
+def check_dtype_argument(dtype: DType, category: str, func: str) -> None:
+    """Raise ``TypeError`` unless the ``dtype=`` argument of a function that
+    makes values (``linspace``) names a dtype of ``category``."""
+    if dtype not in CATEGORIES[category]:
+        names = ", ".join(d.name for d in STANDARD_DTYPES if d in CATEGORIES[category])
+        raise TypeError(
+            f"{func}: dtype={dtype.name} was passed, but {func} makes {category} values "
+            f"only ({names}); pass one of those, or convert the result with "
+            f"dlarray.astype"
+        )
+
+
+def promotion(a: DType, b: DType) -> DType | None:
+    """The standard's promoted dtype of ``a`` and ``b``, or None where it
+    defines none (:func:`promote` raises there)."""
+    return a if a is b else _PROMOTION.get((a, b))
 
 
 def promote(a: DType, b: DType, func: str = "result_type") -> DType:
@@ -272,8 +293,7 @@ def promote(a: DType, b: DType, func: str = "result_type") -> DType:
             raise extended_refusal(func, a, b) from None
         raise TypeError(
             f"{func}: the Array API defines no promotion between {a.name} and {b.name} "
-            f"(no mixing of kinds, and no int64/uint64 pair); convert one operand "
-            f"explicitly with dlarray.astype"
+            f"(no mixing of kinds, and no int64/uint64 pair); {_promotion_fix(a, b, func)}"
         ) from None
 
 
@@ -287,14 +307,15 @@ SCALAR_JOINS: Final[dict[type, frozenset[DType]]] = {
 }
 
 
-def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
+def scalar_dtype(value: Any, dtype: DType, func: str, scalar_first: bool = False) -> DType:
     """The dtype a Python scalar takes when combined with an array of ``dtype``.
 
     Following the standard: a ``bool`` joins a bool array; an ``int`` joins an
     integer or floating array; a ``float`` joins a floating array; a
     ``complex`` joins a complex array, or a real floating array by promoting
     it to the complex type of the same precision.  Any other pairing raises
-    ``TypeError``.
+    ``TypeError``, whose fix writes the call again with the operands in its
+    order (``scalar_first``: the scalar is the first operand).
     """
     kind = type(value)
     joins = SCALAR_JOINS.get(kind)
@@ -318,47 +339,401 @@ def scalar_dtype(value: Any, dtype: DType, func: str) -> DType:
     raise TypeError(
         f"{func}: a Python {kind.__name__} cannot be combined with an array of dtype "
         f"{dtype.name} under the Array API's scalar rules (no mixing of kinds); "
-        f"{_scalar_fix(value, dtype, func)}"
+        f"{_scalar_fix(value, dtype, func, scalar_first)}"
     )
 
 
-#: The dtype an array converts to, to take a Python scalar of a kind it cannot.
-_SCALAR_TARGETS: Final = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+# ---- fixes: code that does what a refused call meant ----
+#
+# A refusal that knows what to write instead says it as code between
+# backticks, which runs as it stands once its names are bound: ``x`` the
+# array (``x1`` and ``x2`` the two arrays of a pair, in the call's order),
+# ``condition`` where's first argument, ``key`` and ``value`` of an
+# assignment ``x[key] = value``, ``arrays`` the list given to concat or
+# stack.  It computes what NumPy computes for the refused call: NumPy's
+# promotion (:func:`numpy_promotion`), which dlarray.compat also applies.
+# tests/package/test_errors.py runs every one.
+
+#: The functions that ``dlarray.compat`` runs with NumPy's mixed-kind
+#: promotions (its departures 1, 2 and 5): a refusal of a mixed pair in one
+#: of them names compat's function.
+NUMPY_PROMOTING: Final[frozenset[str]] = frozenset(
+    (
+        "add subtract multiply divide floor_divide remainder pow atan2 hypot copysign "
+        "nextafter logaddexp maximum minimum equal not_equal less less_equal greater "
+        "greater_equal bitwise_and bitwise_or bitwise_xor bitwise_left_shift "
+        "bitwise_right_shift where result_type"
+    ).split()
+)
+
+#: How a refused call of :data:`NUMPY_PROMOTING` is written again, where it
+#: is not ``{ns}.<func>(first, second)`` (``{ns}``: ``dlarray`` or
+#: ``dlarray.compat``); an operator's function (:data:`SYMBOLS`) is its
+#: operator in ``dlarray``'s fix.
+_CALL_FORMS: Final[dict[str, str]] = {"where": "{ns}.where(condition, {0}, {1})"}
+
+_COMPAT_IMPORT = "`import dlarray.compat`"
 
 
-def _scalar_fix(value: Any, dtype: DType, func: str) -> str:
-    """The line that does what a refused scalar operation meant."""
-    kind = type(value)
-    if kind is bool:  # a bool next to numbers: the number the bool means
-        return f"use {int(value)} (an int) or an array of dtype bool"
-    converted = f"dlarray.astype(x, dlarray.{_SCALAR_TARGETS[kind]})"
+def numpy_promotion(*operands: DType | bool | int | float | complex) -> DType | None:
+    """NumPy's promotion of dtypes and Python scalars (NEP 50: a scalar of
+    a higher kind gives that kind's default dtype), as a dlarray dtype;
+    None where it gives none dlarray computes in (an extended float takes
+    part, or the dtype is not dlarray's)."""
+    items: list[Any] = []
+    for operand in operands:
+        if isinstance(operand, DType):
+            if operand in EXTENDED_FLOATS:
+                return None
+            items.append(operand.dtype)
+        else:
+            items.append(operand)
+    try:
+        return dtype_argument(np.result_type(*items))
+    except TypeError:
+        return None
+
+
+def _converted(name: str, dtype: DType) -> str:
+    return f"dlarray.astype({name}, dlarray.{dtype.name})"
+
+
+def _call(func: str, operands: tuple[str, str], ns: str = "dlarray") -> str:
+    """The code of ``func`` of :data:`NUMPY_PROMOTING` on two operands."""
     symbol = SYMBOLS.get(func)
-    if symbol is not None:  # an operator's function: show the operator
-        return f"convert the array first: {converted} {symbol} {value!r}"
-    return f"convert the array first: dlarray.{func}({converted}, {value!r})"
+    if symbol is not None and ns == "dlarray":
+        return f"{operands[0]} {symbol} {operands[1]}"
+    form = _CALL_FORMS.get(func, "{ns}.{func}({0}, {1})")
+    return form.format(*operands, ns=ns, func=func)
 
 
-def refuse_unbroadcastable(func: str, *shapes: tuple[int, ...]) -> None:
-    """Raise ``ValueError`` in dlarray's words when ``shapes`` do not
-    broadcast together by the standard's rules (aligned on their last axes,
-    each pair of extents equal or one of them 1); return when they do.
+def _fix(
+    func: str, target: DType | None, names: tuple[str, str], converting: tuple[bool, bool]
+) -> str:
+    """The fixes of a refused mixed pair: the call with the operands named
+    ``names`` (code: a name, or a scalar's repr) converted to ``target``
+    where ``converting`` says, and compat's call on them as they are where
+    compat promotes for ``func``.  A function outside compat's elementwise
+    ones (concat, tensordot, searchsorted: more arguments than the pair) is
+    called again after the conversion, its other arguments unchanged."""
+    fixes = []
+    if target is not None and func != "result_type":
+        if func in NUMPY_PROMOTING:
+            first, second = (
+                _converted(name, target) if convert else name
+                for name, convert in zip(names, converting, strict=True)
+            )
+            fixes.append(f"convert first, as NumPy would: `{_call(func, (first, second))}`")
+        else:
+            statements = ", ".join(
+                f"`{name} = {_converted(name, target)}`"
+                for name, convert in zip(names, converting, strict=True)
+                if convert
+            )
+            fixes.append(f"convert first, as NumPy would: {statements}, and call {func} again")
+    if func in NUMPY_PROMOTING:
+        fixes.append(
+            f"let dlarray.compat promote as NumPy does: {_COMPAT_IMPORT}, then "
+            f"`{_call(func, names, ns='dlarray.compat')}`"
+        )
+    return "; or ".join(fixes) if fixes else "convert the operands with dlarray.astype first"
 
-    Called where an engine has refused a computation with a ``ValueError``,
-    to tell the caller when the shapes were the cause (NumPy's own text
-    names no function and ends with a space)."""
+
+def _promotion_fix(a: DType, b: DType, func: str) -> str:
+    """The fix of two array dtypes without a promotion (``a`` the first)."""
+    target = numpy_promotion(a, b)
+    if func in ("concat", "stack") and target is not None:
+        return (
+            f"convert them first, as NumPy would: "
+            f"`arrays = [{_converted('a', target)} for a in arrays]`, and call {func} again"
+        )
+    return _fix(func, target, ("x1", "x2"), (a is not target, b is not target))
+
+
+def _scalar_fix(value: Any, dtype: DType, func: str, scalar_first: bool) -> str:
+    """The fix of a Python scalar whose kind an array of ``dtype`` cannot take."""
+    if type(value) is bool:  # a bool next to numbers: the number the bool means
+        number = str(int(value))
+        if func not in NUMPY_PROMOTING:
+            return f"pass the int it stands for, {number}"
+        names = (number, "x") if scalar_first else ("x", number)
+        return f"use the int it stands for: `{_call(func, names)}`"
+    names = (repr(value), "x") if scalar_first else ("x", repr(value))
+    converting = (False, True) if scalar_first else (True, False)
+    return _fix(func, numpy_promotion(dtype, value), names, converting)
+
+
+def assignment_refusal(dtype: DType, value: Any) -> TypeError:
+    """The refusal of ``x[key] = value`` for an array ``x`` of ``dtype``
+    whose dtype ``value`` (a Python scalar, or a DType for an array value)
+    would change, with the two fixes: store what NumPy would store (the
+    value converted to ``dtype``), or make ``x`` an array of NumPy's
+    promoted dtype first (a new array)."""
+    if isinstance(value, DType):
+        what = f"an array of dtype {value.name}"
+        stored: str | None = "dlarray.astype(value, x.dtype)"
+        promoted = numpy_promotion(dtype, value)
+        shown = "value"
+    else:
+        what = f"a Python {type(value).__name__}"
+        number = _numpy_stored(value, dtype)
+        stored = None if number is None else repr(number)
+        promoted = numpy_promotion(dtype, value)
+        shown = repr(value)
+    fixes = []
+    if stored is not None:
+        fixes.append(f"store it converted to {dtype.name}, as NumPy does: `x[key] = {stored}`")
+    if promoted is not None and promoted is not dtype:
+        fixes.append(
+            f"make x an array of dtype {promoted.name} first: "
+            f"`x = {_converted('x', promoted)}`, then "
+            f"`x[key] = {shown}` (a new array: other names of the old x keep the old one)"
+        )
+    return TypeError(
+        f"__setitem__: {what} cannot be stored in an array of dtype {dtype.name} without "
+        f"changing its dtype (no mixing of kinds under the Array API); "
+        + ("; or ".join(fixes) if fixes else "store a value of the array's kind")
+    )
+
+
+def _numpy_stored(value: Any, dtype: DType) -> bool | int | float | complex | None:
+    """The Python number NumPy stores for ``value`` into an array of
+    ``dtype`` (it casts: any number into a bool by its truth, a float
+    truncated toward zero into an integer), or None where NumPy refuses (a
+    complex into a real array, a NaN or an out-of-range number into an
+    integer one)."""
+    if dtype.kind == "bool":
+        return bool(value)
+    if dtype.kind == "complex floating":
+        return complex(value)
+    if isinstance(value, complex):
+        return None
+    if dtype.kind in ("signed integer", "unsigned integer"):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        number = int(value)
+        lowest, highest = (
+            (-(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1)
+            if dtype.kind == "signed integer"
+            else (0, (1 << dtype.bits) - 1)
+        )
+        return number if lowest <= number <= highest else None
+    return float(value)
+
+
+#: The dtype NumPy computes a floating-point function of integers (and
+#: bools) in; bools elsewhere count as the default int (True is 1).
+_CATEGORY_TARGETS: Final[dict[str, DType]] = {
+    "real floating": DEFAULT_DTYPES["real floating"],
+    "floating-point": DEFAULT_DTYPES["real floating"],
+    "complex floating": DEFAULT_DTYPES["complex floating"],
+}
+
+
+def _category_fix(dtype: DType, category: str, func: str) -> str:
+    """What to do with an array ``x`` of ``dtype`` that ``func``, of
+    ``category``, refuses: the conversion NumPy would make (then call
+    ``func`` again), or what NumPy does instead."""
+    again = f", and call {func} again"
+    if category == "bool":
+        return f"for NumPy's truth of numbers, compare x with zero: `x = x != 0`{again}"
+    if dtype in _COMPLEX:
+        return (
+            f"complex numbers are outside that category: take x's real parts, "
+            f"`x = dlarray.real(x)`{again}; or its magnitudes, `x = dlarray.abs(x)`"
+        )
+    target = _CATEGORY_TARGETS.get(category)
+    if target is None and dtype is _D["bool"]:
+        target = DEFAULT_DTYPES["integral"]
+    if target is not None:
+        return f"convert x first, as NumPy would: `x = {_converted('x', target)}`{again}"
+    return (
+        f"NumPy refuses {dtype.name} here too; if truncation toward zero is meant, "
+        f"convert x explicitly: `x = {_converted('x', _D['int64'])}`{again}"
+    )
+
+
+# ---- other libraries' spellings ----
+
+#: NumPy's and PyTorch's spellings that the Array API writes another way,
+#: each with the standard's (or dlarray's) spelling: the one table behind
+#: the hints of ``dlarray.<name>`` (the package's ``__getattr__``),
+#: ``x.<name>`` (the array's attributes) and ``dlarray.<func>(<keyword>=)``
+#: (the functions' keywords).  The code between backticks runs as it
+#: stands once its names are bound: ``x`` an array (``x1``, ``x2`` two),
+#: ``obj`` Python data, ``a`` a NumPy array, ``arrays`` a list of arrays,
+#: ``axes`` a permutation, ``axis``, ``shape``, ``dtype``, ``value``,
+#: ``indices``, ``repeats``, ``min``, ``max``, ``decimals``, ``np`` NumPy
+#: (tests/package/test_errors.py runs every one).
+SPELLINGS: Final[dict[str, str]] = {
+    # the package's names
+    "dlarray.array": "`dlarray.asarray(obj)`",
+    "dlarray.asanyarray": "`dlarray.asarray(obj)`",
+    "dlarray.tensor": "`dlarray.asarray(obj)`",
+    "dlarray.from_numpy": "`dlarray.asarray(a)` (zero-copy, as `dlarray.from_dlpack(a)`)",
+    "dlarray.ndarray": "`dlarray.DLArray`, made by `dlarray.asarray(obj)`",
+    "dlarray.concatenate": "`dlarray.concat(arrays, axis=0)`",
+    "dlarray.cat": "`dlarray.concat(arrays, axis=0)`",
+    "dlarray.vstack": (
+        "`dlarray.concat(arrays, axis=0)` (arrays of 2 axes or more) or "
+        "`dlarray.stack(arrays)` (1-d arrays)"
+    ),
+    "dlarray.hstack": "`dlarray.concat(arrays, axis=-1)`",
+    "dlarray.transpose": "`dlarray.permute_dims(x, axes)`, or `x.T` and `x.mT`",
+    "dlarray.permute": "`dlarray.permute_dims(x, axes)`",
+    "dlarray.unsqueeze": "`dlarray.expand_dims(x, axis=axis)`",
+    "dlarray.ravel": "`dlarray.reshape(x, (-1,))`",
+    "dlarray.copy": "`dlarray.asarray(x, copy=True)`",
+    "dlarray.arcsin": "`dlarray.asin(x)`",
+    "dlarray.arccos": "`dlarray.acos(x)`",
+    "dlarray.arctan": "`dlarray.atan(x)`",
+    "dlarray.arcsinh": "`dlarray.asinh(x)`",
+    "dlarray.arccosh": "`dlarray.acosh(x)`",
+    "dlarray.arctanh": "`dlarray.atanh(x)`",
+    "dlarray.arctan2": "`dlarray.atan2(x1, x2)`",
+    "dlarray.power": "`dlarray.pow(x1, x2)`",
+    "dlarray.absolute": "`dlarray.abs(x)`",
+    "dlarray.conjugate": "`dlarray.conj(x)`",
+    "dlarray.invert": "`dlarray.bitwise_invert(x)`",
+    "dlarray.left_shift": "`dlarray.bitwise_left_shift(x1, x2)`",
+    "dlarray.right_shift": "`dlarray.bitwise_right_shift(x1, x2)`",
+    "dlarray.mod": "`dlarray.remainder(x1, x2)`",
+    "dlarray.true_divide": "`dlarray.divide(x1, x2)`",
+    "dlarray.clamp": "`dlarray.clip(x, min, max)`",
+    "dlarray.amax": "`dlarray.max(x)`",
+    "dlarray.amin": "`dlarray.min(x)`",
+    "dlarray.cumsum": "`dlarray.cumulative_sum(x, axis=axis)`",
+    "dlarray.cumprod": "`dlarray.cumulative_prod(x, axis=axis)`",
+    "dlarray.around": "`dlarray.round(x)`, or `round(x, decimals)` to decimals",
+    "dlarray.dot": "`dlarray.matmul(x1, x2)` (or `x1 @ x2`), or `dlarray.vecdot(x1, x2)`",
+    "dlarray.unique": (
+        "`dlarray.unique_values(x)` (and `dlarray.unique_counts(x)`, "
+        "`dlarray.unique_inverse(x)`, `dlarray.unique_all(x)`)"
+    ),
+    "dlarray.float": "`dlarray.float64`",
+    "dlarray.int": "`dlarray.int64`",
+    "dlarray.complex": "`dlarray.complex128`",
+    "dlarray.shape": "`x.shape`",
+    "dlarray.ndim": "`x.ndim`",
+    "dlarray.size": "`x.size`",
+    # the array's attributes
+    **{f"x.{name}": f"`dlarray.{name}(x)`" for name in (
+        "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "all",
+        "any", "nonzero", "sort", "argsort", "conj", "round", "real", "imag")},
+    "x.cumsum": "`dlarray.cumulative_sum(x, axis=axis)`",
+    "x.cumprod": "`dlarray.cumulative_prod(x, axis=axis)`",
+    "x.reshape": "`dlarray.reshape(x, shape)`",
+    "x.flatten": "`dlarray.reshape(x, (-1,))`",
+    "x.ravel": "`dlarray.reshape(x, (-1,))`",
+    "x.view": "`dlarray.reshape(x, shape)` (views share memory)",
+    "x.squeeze": "`dlarray.squeeze(x, axis)`",
+    "x.unsqueeze": "`dlarray.expand_dims(x, axis=axis)`",
+    "x.transpose": "`dlarray.permute_dims(x, axes)`, or `x.T` and `x.mT`",
+    "x.permute": "`dlarray.permute_dims(x, axes)`",
+    "x.swapaxes": "`dlarray.permute_dims(x, axes)`",
+    "x.astype": "`dlarray.astype(x, dtype)`",
+    "x.float": "`dlarray.astype(x, dlarray.float32)`",
+    "x.double": "`dlarray.astype(x, dlarray.float64)`",
+    "x.long": "`dlarray.astype(x, dlarray.int64)`",
+    "x.copy": "`dlarray.asarray(x, copy=True)`",
+    "x.clone": "`dlarray.asarray(x, copy=True)`",
+    "x.clip": "`dlarray.clip(x, min, max)`",
+    "x.dot": "`dlarray.matmul(x, x2)`, or `x @ x2`",
+    "x.repeat": "`dlarray.repeat(x, repeats)`",
+    "x.take": "`dlarray.take(x, indices, axis=axis)`",
+    "x.diagonal": "`dlarray.linalg.diagonal(x)`",
+    "x.trace": "`dlarray.linalg.trace(x)`",
+    "x.fill": "`x[...] = value`",
+    "x.item": "`float(x)` of a 0-d array (`int(x)`, `bool(x)` and `complex(x)` alike)",
+    "x.tolist": "`np.from_dlpack(x).tolist()` (memory the host can read)",
+    "x.numpy": "`np.from_dlpack(x)` (zero-copy; memory the host can read)",
+    "x.numel": "`x.size`",
+    "x.dim": "`x.ndim`",
+    "x.cpu": '`x.to_device("cpu")`',
+    "x.cuda": '`x.to_device("cuda")`',
+    # the functions' keywords
+    "dlarray.round(decimals=)": (
+        "`round(x, decimals)` (Python's round of an array rounds to decimals, as "
+        "numpy.round does); `dlarray.round(x)` is the standard's, to integers"
+    ),
+}  # fmt: skip
+
+
+def spelling_hint(spelling: str) -> str | None:
+    """What :data:`SPELLINGS` says to write for ``spelling``, or None."""
+    return SPELLINGS.get(spelling)
+
+
+def keyword_refusal(func: str, keywords: Iterable[str]) -> TypeError:
+    """The ``TypeError`` of keywords ``func`` does not take, naming the
+    standard's way where :data:`SPELLINGS` knows the keyword."""
+    name = next(iter(keywords))
+    message = f"{func}() got an unexpected keyword argument {name!r}"
+    hint = spelling_hint(f"dlarray.{func}({name}=)")
+    if hint is not None:
+        message += f": dlarray follows the Array API standard; write {hint}"
+    return TypeError(message)
+
+
+def _listed(shapes: tuple[tuple[int, ...], ...]) -> str:
+    """``(3,) and (4,)``; ``(3,), (2,) and ()``."""
+    texts = [str(tuple(s)) for s in shapes]
+    return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
+
+
+def broadcast_result(func: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``shapes`` broadcast to by the standard's rules (aligned on
+    their last axes, each pair of extents equal or one of them 1), or
+    ``ValueError`` in dlarray's words (the shapes, "cannot be broadcast",
+    where they meet)."""
     ndim = max((len(s) for s in shapes), default=0)
     result = [1] * ndim
     for shape in shapes:
         for i, extent in enumerate(shape, ndim - len(shape)):
             if extent != result[i] and extent != 1 and result[i] != 1:
-                listed = " and ".join(str(s) for s in shapes)
                 raise ValueError(
-                    f"{func}: shapes {listed} do not broadcast together: extents "
-                    f"{result[i]} and {extent} meet on axis {i - ndim} (counting from the "
-                    f"end; each pair must be equal, or one of them 1)"
+                    f"{func}: shapes {_listed(shapes)} do not broadcast together: they cannot "
+                    f"be broadcast to one shape, as extents {result[i]} and {extent} meet on "
+                    f"axis {i - ndim} (counting from the end; each pair must be equal, or one "
+                    f"of them 1)"
                 ) from None
             if extent != 1:
                 result[i] = extent
+    return tuple(result)
+
+
+def refuse_unbroadcastable(func: str, *shapes: tuple[int, ...]) -> None:
+    """Raise :func:`broadcast_result`'s ``ValueError`` when ``shapes`` do
+    not broadcast together; return when they do.
+
+    Called where an engine has refused a computation with a ``ValueError``,
+    to tell the caller when the shapes were the cause (NumPy's own text
+    names no function and ends with a space)."""
+    broadcast_result(func, *shapes)
+
+
+def broadcast_to_refusal(
+    func: str, shape: tuple[int, ...], target: tuple[int, ...], what: str = "an array"
+) -> ValueError | None:
+    """The refusal of broadcasting ``what`` of ``shape`` *to* ``target``
+    (new axes in front, extents of 1 growing), or None where it broadcasts."""
+    lead = len(target) - len(shape)
+    if lead < 0:
+        reason = f"{target} has fewer axes"
+    else:
+        clashes = [
+            (i - len(shape), extent, wanted)
+            for i, (extent, wanted) in enumerate(zip(shape, target[lead:], strict=True))
+            if extent != wanted and extent != 1
+        ]
+        if not clashes:
+            return None
+        axis, extent, wanted = clashes[0]
+        reason = (
+            f"extent {extent} meets {wanted} on axis {axis} (counting from the end; only "
+            f"extents of 1 may grow)"
+        )
+    return ValueError(f"{func}: {what} of shape {shape} cannot be broadcast to {target}: {reason}")
 
 
 def default_accumulation_dtype(dtype: DType) -> DType:
@@ -432,17 +807,30 @@ class AxisError(ValueError, IndexError):
     """
 
 
-def normalize_axis(axis: Any, ndim: int, func: str) -> int:
-    """An axis index in ``range(ndim)``; :class:`AxisError` when out of range."""
-    if isinstance(axis, bool):
-        raise TypeError(f"{func}: axis must be an int, got {axis!r}")
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{func}: axis must be an int, got {axis!r}") from None
+def normalize_axis(
+    axis: Any, ndim: int, func: str, *, what: str = "axis", tuples: bool = False
+) -> int:
+    """An axis index in ``range(ndim)``; :class:`AxisError` when out of range.
+
+    ``what`` names the argument in messages; ``tuples`` says that it also
+    takes a tuple of ints (this is one of its items)."""
+    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
+        raise axis_type_error(axis, func, what, tuples)
+    a = operator.index(axis)
     if not -ndim <= a < ndim:
-        raise AxisError(f"{func}: axis {a} is out of range for an array with {ndim} axes")
+        raise AxisError(f"{func}: {what} {a} is out of range for an array with {ndim} axes")
     return a % ndim
+
+
+def axis_type_error(axis: Any, func: str, what: str = "axis", tuples: bool = False) -> TypeError:
+    """The ``TypeError`` of an axis argument of a wrong type (a list where a
+    tuple is taken says to write the tuple)."""
+    taken = "an int or a tuple of ints" if tuples else "an int"
+    if tuples and isinstance(axis, list):
+        return TypeError(
+            f"{func}: {what} must be {taken}, got the list {axis!r}; write {tuple(axis)!r}"
+        )
+    return TypeError(f"{func}: {what} must be {taken}, got {type(axis).__name__} {axis!r}")
 
 
 def normalize_axes(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
@@ -450,8 +838,10 @@ def normalize_axes(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
     distinct axes in ``range(ndim)``; ``ValueError`` on repeats."""
     if axis is None:
         return tuple(range(ndim))
+    if not isinstance(axis, tuple) and (isinstance(axis, bool) or not hasattr(axis, "__index__")):
+        raise axis_type_error(axis, func, tuples=True)
     items = axis if isinstance(axis, tuple) else (axis,)
-    axes = tuple(normalize_axis(a, ndim, func) for a in items)
+    axes = tuple(normalize_axis(a, ndim, func, tuples=True) for a in items)
     if len(set(axes)) != len(axes):
         raise ValueError(f"{func}: axis {axis!r} repeats an axis")
     return tuple(sorted(axes))

@@ -87,11 +87,17 @@ def _engine_scalar(value: Any, dtype: DType, like: Any) -> Any:
 
 
 def _array_and_scalar(
-    x: ArrayBase, value: Any, allowed: frozenset[DType], category: str, func: str
+    x: ArrayBase,
+    value: Any,
+    allowed: frozenset[DType],
+    category: str,
+    func: str,
+    scalar_first: bool = False,
 ) -> tuple[Any, Any, DType]:
     """Engine operands for an array and a Python scalar (in that order) and
-    their result dtype, by the standard's scalar rules."""
-    dtype = scalar_dtype(value, x.dtype, func)
+    their result dtype, by the standard's scalar rules (``scalar_first``:
+    the call had the scalar first, for the refusal's fix)."""
+    dtype = scalar_dtype(value, x.dtype, func, scalar_first)
     if dtype not in allowed:
         check_dtype(x.dtype, category, func)
     a = engine_view(readable(x))
@@ -137,7 +143,7 @@ def binary(
         a1, a2, dtype = _array_and_scalar(x1, x2, allowed, category, func)
         return a1, a2, dtype
     if isinstance(x2, ArrayBase) and t1 in SCALAR_TYPES:
-        a2, a1, dtype = _array_and_scalar(x2, x1, allowed, category, func)
+        a2, a1, dtype = _array_and_scalar(x2, x1, allowed, category, func, scalar_first=True)
         return a1, a2, dtype
     if t1 in SCALAR_TYPES and t2 in SCALAR_TYPES:
         raise TypeError(f"{func}: at least one argument must be a dlarray array, got two scalars")

@@ -25,7 +25,7 @@ from dlarray._device import Device, as_device
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_dtype, scalar_or_itself
 from dlarray._engine.numpy_engine import numpy_dtype, quiet
 from dlarray._engine.routing import engine_view, namespace_of, wrap, write
-from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype, common_device
+from dlarray._rules import CATEGORIES, DEFAULT_DTYPES, check_dtype_argument, common_device
 from dlarray._storage.family import family_of
 from dlarray._transfer import copy_to_device
 
@@ -390,7 +390,7 @@ def arange(
     ------
     TypeError
         If ``start``, ``stop`` or ``step`` is not an int or a float, or
-        ``dtype`` is not a real-valued dtype.
+        ``dtype`` is not a numeric dtype (a complex one holds the real values).
     ValueError
         If ``step`` is 0, ``start``, ``stop`` or ``step`` is not finite (inf,
         nan), the length is too big for an array, or ``device`` names an
@@ -407,6 +407,8 @@ def arange(
     dlarray.asarray([0, 1, 2, 3, 4], dtype=dlarray.int64)
     >>> xp.arange(1.0, 2.0, 0.25)
     dlarray.asarray([1.0, 1.25, 1.5, 1.75], dtype=dlarray.float64)
+    >>> xp.arange(3, dtype=xp.complex64)
+    dlarray.asarray([0j, (1+0j), (2+0j)], dtype=dlarray.complex64)
     """
     if stop is None:
         start, stop = 0, start
@@ -422,8 +424,9 @@ def arange(
         raise ValueError("arange: step must not be 0")
     ints = all(type(v) is int for v in (start, stop, step))
     d = _standard_dtype(dtype, "arange") or (_INT if ints else _FLOAT)
-    if d not in CATEGORIES["real-valued"]:
-        raise TypeError(f"arange: dtype must be a real-valued dtype, got {d.name}")
+    # The standard asks real start, stop and step, and leaves dtype free: a
+    # complex dtype holds the same values, as in NumPy and array-api-strict.
+    check_dtype_argument(d, "numeric", "arange")
     length = _arange_length(start, stop, step, ints)
     if length == 1:
         step = 0 if ints else 0.0  # one value: a step past the end is never taken
@@ -554,7 +557,7 @@ def linspace(
     num = _int_argument(num, "num", "linspace", "the number of values")
     complex_args = type(start) is complex or type(stop) is complex
     d = _standard_dtype(dtype, "linspace") or (_COMPLEX if complex_args else _FLOAT)
-    check_dtype(d, "floating-point", "linspace")
+    check_dtype_argument(d, "floating-point", "linspace")
     if complex_args and d not in CATEGORIES["complex floating"]:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d.name}")
     if num < 0:

@@ -19,6 +19,7 @@ namespace: ``namespace_of(a).<name>``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -34,9 +35,11 @@ from dlarray._rules import (
     DEFAULT_DTYPES,
     EXTENDED_FUNCTIONS,
     SCALAR_JOINS,
+    SPELLINGS,
     allowed_dtypes,
     check_dtype,
     common_device,
+    keyword_refusal,
     refuse_unbroadcastable,
 )
 
@@ -343,8 +346,31 @@ def _make_unary(name: str, category: str) -> Callable[[ArrayBase], ArrayBase]:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
+    general = _refusing_keywords(function) if name in _KEYWORD_HABITS else function
     # The common case, in C: an array of an allowed dtype (fast_function.c).
-    return fast_function(kernel, allowed, 1, function)
+    return fast_function(kernel, allowed, 1, general)
+
+
+#: The functions with another library's keyword in the table of spellings
+#: (``dlarray.round(decimals=)``): their refusal of it says what to write.
+_KEYWORD_HABITS = frozenset(
+    spelling.partition("(")[0].removeprefix("dlarray.")
+    for spelling in SPELLINGS
+    if spelling.endswith("=)")
+)
+
+
+def _refusing_keywords(function: Callable[[ArrayBase], ArrayBase]) -> Callable[..., ArrayBase]:
+    """``function``, refusing keywords with :func:`keyword_refusal` (its
+    signature, read through ``__wrapped__``, stays the standard's)."""
+
+    @functools.wraps(function)
+    def refusing(x: ArrayBase, /, **keywords: Any) -> ArrayBase:
+        if keywords:
+            raise keyword_refusal(function.__name__, keywords)
+        return function(x)
+
+    return refusing
 
 
 #: name -> (kernel, allowed dtypes) of the binary functions, for the array

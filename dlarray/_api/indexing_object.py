@@ -42,11 +42,14 @@ import math
 import operator
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from dlarray import subbyte
 from dlarray._api._operands import readable, scalar_array
 from dlarray._api.indexing_functions import checked_indices
-from dlarray._api.manipulation import broadcast_shapes
+from dlarray._api.manipulation import broadcast_to
 from dlarray._core import ArrayBase
+from dlarray._creation import asarray
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 from dlarray._engine import numpy_engine
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap, write
@@ -54,9 +57,14 @@ from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
     EXTENDED_FLOATS,
+    SCALAR_JOINS,
+    assignment_refusal,
+    broadcast_result,
+    broadcast_to_refusal,
     check_writable,
     common_device,
     promote,
+    promotion,
     scalar_dtype,
 )
 from dlarray._views import permute_dims
@@ -68,11 +76,30 @@ _INDEX = DEFAULT_DTYPES["indexing"]
 _SUBBYTE = frozenset(d for d in EXTENDED_FLOATS if d.is_subbyte)
 
 
+#: What a key may hold, for the message of one that holds something else.
+_VALID_INDICES = (
+    "only integers, slices, Ellipsis (...), None and integer or boolean arrays are valid indices"
+)
+
+
+def _numpy_arrays_read(key: Any) -> Any:
+    """The key with its NumPy arrays as dlarray arrays: a NumPy array is an
+    index array too, in host memory, read as ``asarray`` reads any (zero-
+    copy), then checked and used as every index array is."""
+    if isinstance(key, np.ndarray):
+        return asarray(key)
+    if isinstance(key, tuple) and any(isinstance(k, np.ndarray) for k in key):
+        return tuple(asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    return key
+
+
 def _engine_key(x: ArrayBase, key: Any) -> tuple[Any, ...] | None:
     """The key as a tuple with its index arrays as engine views (a 0-d
     integer array is an integer), or None for a basic key."""
     items = key if isinstance(key, tuple) else (key,)
     if not any(isinstance(k, ArrayBase) for k in items):
+        for k in items:
+            _check_basic(k)
         return None
     converted: list[Any] = []
     has_array = False
@@ -93,14 +120,22 @@ def _engine_key(x: ArrayBase, key: Any) -> tuple[Any, ...] | None:
             has_array = True
         elif k is None or k is Ellipsis or isinstance(k, slice):
             converted.append(k)
-        elif isinstance(k, bool) or not hasattr(type(k), "__index__"):
-            raise TypeError(
-                f"only integers, slices, Ellipsis (...), None and integer or boolean arrays "
-                f"are valid indices, got {k!r}"
-            )
         else:
+            _check_basic(k)
             converted.append(k if type(k) is int else operator.index(k))
     return tuple(converted) if has_array else None
+
+
+def _check_basic(k: Any) -> None:
+    """``TypeError`` for an item of a key that is no index (a float, a
+    list: the message says how to write a list of indices)."""
+    if k is None or k is Ellipsis or isinstance(k, slice):
+        return
+    if isinstance(k, bool) or not hasattr(type(k), "__index__"):
+        fix = ""
+        if isinstance(k, list):
+            fix = f"; for these indices use an array: `x[dlarray.asarray({k!r})]`"
+        raise TypeError(f"{_VALID_INDICES}, got {k!r}{fix}")
 
 
 def _check_uint64(indices: Any) -> None:
@@ -199,12 +234,11 @@ def _select(xp: Any, x: ArrayBase, key: Any, items: tuple[Any, ...]) -> _Selecti
     extents = tuple(view.shape[i] for i, _ in indexed)
     positions = [_positions(xp, index, view.shape[i]) for i, index in indexed]
     try:
-        shape = broadcast_shapes(*(tuple(p.shape) for p in positions if not isinstance(p, int)))
-    except ValueError:
-        raise IndexError(
-            f"the index arrays' shapes {[tuple(k.shape) for k in items if _is_array(k)]} "
-            f"do not broadcast together"
-        ) from None
+        shape = broadcast_result(
+            "indexing", *(tuple(p.shape) for p in positions if not isinstance(p, int))
+        )
+    except ValueError as refusal:
+        raise IndexError(f"{refusal} (the shapes of the key's index arrays)") from None
     # NumPy's rule: indices next to one another in the key give their axes
     # in place; indices apart (an ellipsis between them too, even one that
     # stands for no axis) put them first.
@@ -350,6 +384,7 @@ def _hooks(a: Any) -> _Hooks:
 
 def getitem(x: ArrayBase, key: Any) -> ArrayBase:
     """``x[key]``: a view for basic keys, a new array for keys with arrays."""
+    key = _numpy_arrays_read(key)
     items = _engine_key(x, key)
     if items is None:
         return x._basic_view(_basic_key(key))
@@ -360,7 +395,13 @@ def getitem(x: ArrayBase, key: Any) -> ArrayBase:
     except KeyError:
         native_getitem = _hooks(a).getitem
     if native_getitem is not None:
-        return wrap(native_getitem(a, items))
+        try:
+            return wrap(native_getitem(a, items))
+        except IndexError:
+            # The engine's words: dlarray's own for what _select checks
+            # (index arrays that do not broadcast), else the engine's.
+            _select(namespace_of(a), x, key, items)
+            raise
     return _gather(_select(namespace_of(a), x, key, items))
 
 
@@ -370,11 +411,10 @@ def _value(x: ArrayBase, value: Any) -> Any:
     if isinstance(value, ArrayBase):
         common_device((x, value), "__setitem__")
         value = readable(value)  # a packed fp6/fp4 value is read padded
-        if promote(value.dtype, x.dtype, "__setitem__") is not x.dtype:
-            raise TypeError(
-                f"__setitem__: a {value.dtype.name} value cannot be stored in a "
-                f"{x.dtype.name} array without changing its dtype; convert it with astype"
-            )
+        if value.dtype in EXTENDED_FLOATS or x.dtype in EXTENDED_FLOATS:
+            promote(value.dtype, x.dtype, "__setitem__")  # the extended floats' refusal
+        if promotion(value.dtype, x.dtype) is not x.dtype:
+            raise assignment_refusal(x.dtype, value.dtype)
         v = engine_view(value)
         if value.dtype is x.dtype:
             return v
@@ -386,11 +426,10 @@ def _value(x: ArrayBase, value: Any) -> Any:
             # Stored into the array, so rounded to its format as astype
             # rounds (as NumPy's assignment does).
             return scalar_array(scalar, x.dtype, "__setitem__", engine_view(x))
-        if scalar_dtype(scalar, x.dtype, "__setitem__") is not x.dtype:
-            raise TypeError(
-                f"__setitem__: a Python {type(scalar).__name__} cannot be stored in a "
-                f"{x.dtype.name} array"
-            )
+        if x.dtype in EXTENDED_FLOATS:
+            scalar_dtype(scalar, x.dtype, "__setitem__")  # the extended floats' refusal
+        if x.dtype not in SCALAR_JOINS[type(scalar)]:  # the scalar must take x's dtype
+            raise assignment_refusal(x.dtype, scalar)
         return scalar_array(scalar, x.dtype, "__setitem__", engine_view(x))
     raise TypeError(
         f"__setitem__: the value must be a dlarray array or a Python scalar, got "
@@ -405,7 +444,36 @@ def setitem(x: ArrayBase, key: Any, value: Any) -> None:
         _setitem_packed(x, key, value)
         return
     source = _value(x, value)
+    key = _numpy_arrays_read(key)
     items = _engine_key(x, key)
+    try:
+        _write(x, key, items, source)
+    except ValueError:
+        if isinstance(value, ArrayBase):
+            _refuse_unbroadcastable(x, key, items, value.shape)
+        raise  # another value the engine refuses, in its words
+
+
+def _refuse_unbroadcastable(
+    x: ArrayBase, key: Any, items: tuple[Any, ...] | None, shape: tuple[int, ...]
+) -> None:
+    """``ValueError`` in dlarray's words when a value of ``shape`` does not
+    broadcast to what ``x[key]`` selects (the engines' words differ, and
+    NumPy's name none of dlarray's functions); return when it does.  Only
+    after an engine refused: the selection's shape is found by indexing a
+    broadcast array of x's shape (no copy of x)."""
+    if items is None:
+        selected = x._basic_view(_basic_key(key)).shape
+    else:
+        stand_in = broadcast_to(asarray(False, device=x.device), x.shape)
+        selected = getitem(stand_in, key).shape
+    refusal = broadcast_to_refusal("__setitem__", shape, selected, "a value")
+    if refusal is not None:
+        raise ValueError(f"{refusal} (the shape x[key] selects)") from None
+
+
+def _write(x: ArrayBase, key: Any, items: tuple[Any, ...] | None, source: Any) -> None:
+    """Write ``source`` (an engine operand of x's dtype) into ``x[key]``."""
     if items is None:
         write(engine_view(x._basic_view(_basic_key(key))), Ellipsis, source)
         return
@@ -415,7 +483,11 @@ def setitem(x: ArrayBase, key: Any, value: Any) -> None:
     except KeyError:
         native_setitem = _hooks(a).setitem
     if native_setitem is not None:
-        native_setitem(a, items, source)
+        try:
+            native_setitem(a, items, source)
+        except IndexError:
+            _select(namespace_of(a), x, key, items)  # dlarray's words, as in getitem
+            raise
         return
     xp = namespace_of(a)
     mask = _sole_mask(xp, x, items)

@@ -25,7 +25,16 @@ from dlarray._api._operands import readable
 from dlarray._core import ArrayBase
 from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
-from dlarray._rules import check_dtype, common_device, normalize_axes, normalize_axis, promote
+from dlarray._rules import (
+    axis_type_error,
+    broadcast_result,
+    broadcast_to_refusal,
+    check_dtype,
+    common_device,
+    normalize_axes,
+    normalize_axis,
+    promote,
+)
 from dlarray._transfer import copy_array
 from dlarray._views import _resolve_shape
 from dlarray._views import permute_dims as _permute_view
@@ -94,10 +103,14 @@ def _shape(value: Any, func: str) -> tuple[int, ...]:
     return shape
 
 
-def _axis_list(axis: Any, ndim: int, func: str) -> tuple[int, ...]:
-    """An int or a tuple of ints, normalized but kept in the given order."""
-    items = axis if isinstance(axis, tuple) else (axis,)
-    return tuple(normalize_axis(a, ndim, func) for a in items)
+def _axis_list(axis: Any, ndim: int, func: str, what: str = "axis") -> tuple[int, ...]:
+    """An int or a tuple of ints (the argument ``what``), normalized but kept
+    in the given order."""
+    if isinstance(axis, tuple):
+        return tuple(normalize_axis(a, ndim, func, what=what, tuples=True) for a in axis)
+    if isinstance(axis, bool) or not hasattr(type(axis), "__index__"):
+        raise axis_type_error(axis, func, what, tuples=True)
+    return (normalize_axis(axis, ndim, func, what=what),)
 
 
 def _common_dtype(arrays: Sequence[ArrayBase], func: str) -> DType:
@@ -156,21 +169,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     >>> xp.broadcast_shapes()
     ()
     """
-    checked = [_shape(s, "broadcast_shapes") for s in shapes]
-    ndim = max((len(s) for s in checked), default=0)
-    result = [1] * ndim
-    for shape in checked:
-        offset = ndim - len(shape)
-        for i, extent in enumerate(shape, offset):
-            if extent == result[i] or extent == 1:
-                continue
-            if result[i] != 1:
-                raise ValueError(
-                    f"broadcast_shapes: shapes {tuple(shapes)} do not broadcast: extents "
-                    f"{result[i]} and {extent} meet on axis {i - ndim} (counting from the end)"
-                )
-            result[i] = extent
-    return tuple(result)
+    return broadcast_result("broadcast_shapes", *(_shape(s, "broadcast_shapes") for s in shapes))
 
 
 def _readonly(view: ArrayBase) -> ArrayBase:
@@ -189,24 +188,18 @@ def _readonly(view: ArrayBase) -> ArrayBase:
 
 
 def _broadcast_view(x: ArrayBase, shape: tuple[int, ...], func: str) -> ArrayBase:
-    if len(shape) < x.ndim:
-        raise ValueError(
-            f"{func}: cannot broadcast an array of shape {x.shape} to {shape}, which has fewer axes"
-        )
+    refusal = broadcast_to_refusal(func, x.shape, shape)
+    if refusal is not None:
+        raise refusal
     lead = len(shape) - x.ndim
     strides = [0] * lead
     repeats = any(n > 1 for n in shape[:lead])
     for extent, stride, target in zip(x.shape, x._strides, shape[lead:], strict=True):
         if extent == target:
             strides.append(stride)
-        elif extent == 1:
+        else:  # an extent of 1 (broadcast_to_refusal said so)
             strides.append(0)
             repeats = repeats or target > 1
-        else:
-            raise ValueError(
-                f"{func}: cannot broadcast an array of shape {x.shape} to {shape}: only "
-                f"extents of 1 may grow"
-            )
     view = x._subview(shape, tuple(strides), 0)
     # A view that repeats an element would let one write change many
     # elements; NumPy refuses such writes too.
@@ -262,7 +255,7 @@ def broadcast_arrays(*arrays: ArrayBase) -> tuple[ArrayBase, ...]:
     """
     checked = [_array(x, "broadcast_arrays") for x in arrays]
     common_device(checked, "broadcast_arrays")
-    shape = broadcast_shapes(*(x.shape for x in checked))
+    shape = broadcast_result("broadcast_arrays", *(x.shape for x in checked))
     return tuple(_broadcast_view(x, shape, "broadcast_arrays") for x in checked)
 
 
@@ -416,8 +409,8 @@ def moveaxis(
     (3, 4, 2)
     """
     x = _array(x, "moveaxis")
-    src = _axis_list(source, x.ndim, "moveaxis")
-    dst = _axis_list(destination, x.ndim, "moveaxis")
+    src = _axis_list(source, x.ndim, "moveaxis", "source")
+    dst = _axis_list(destination, x.ndim, "moveaxis", "destination")
     if len(src) != len(dst):
         raise ValueError(
             f"moveaxis: source {source!r} and destination {destination!r} name different "

@@ -133,8 +133,11 @@ static int
 index_item(PyObject *k, long long *index, bool *too_big, PyObject **as_int)
 {
     if (PyBool_Check(k) || !PyIndex_Check(k)) {
+        /* The words of the indexing chapter's message (indexing_object.py,
+         * _VALID_INDICES), which checks a key's items before they get here. */
         PyErr_Format(PyExc_TypeError,
-                     "only integers, slices, Ellipsis (...) and None are valid indices, got %R",
+                     "only integers, slices, Ellipsis (...), None and integer or boolean "
+                     "arrays are valid indices, got %R",
                      k);
         return -1;
     }

@@ -116,6 +116,39 @@ def test_asarray_of_a_producer_imports_zero_copy():
     assert first_address(y) != a.ctypes.data
 
 
+@pytest.mark.parametrize("name", [">f8", ">i2", ">c8", ">u4"])
+def test_asarray_of_a_numpy_array_in_the_other_byte_order_copies_its_numbers(name):
+    # (before: NumPy's BufferError "DLPack only supports native byte order.")
+    a = np.arange(6, dtype=name).reshape(2, 3)
+    x = dlarray.asarray(a)
+    assert x.dtype == np.dtype(name).newbyteorder("=") and not x.readonly
+    np.testing.assert_array_equal(as_numpy(x), a)
+    x[0, 0] = 7  # a copy: the NumPy array keeps its numbers
+    assert a[0, 0] == 0
+    assert dlarray.asarray(a, copy=True).shape == (2, 3)
+    with pytest.raises(ValueError, match="copy=False"):
+        dlarray.asarray(a, copy=False)
+
+
+def test_nbytes_is_the_bytes_of_the_elements_for_every_dtype():
+    for dtype in dlarray.dtypes():
+        for shape in ((), (0,), (3,), (2, 5)):
+            x = dlarray.zeros(shape, dtype=dtype)
+            size = x.size
+            if dtype.is_subbyte:  # packed: elements share bytes, the last one rounded up
+                assert x.nbytes == (size * dtype.bits + 7) // 8
+                assert dlarray.zeros(shape, dtype=dtype, padded=True).nbytes == size
+            else:
+                assert x.nbytes == size * dtype.bits // 8
+                if dtype.kind != "extended floating":
+                    assert x.nbytes == np.zeros(shape, dtype=dtype.name).nbytes
+    strided = dlarray.zeros((4, 6), dtype=dlarray.int16)[::2, ::3]
+    assert strided.nbytes == 4 * 2 == as_numpy(strided).nbytes  # its elements, as NumPy counts
+    packed = dlarray.subbyte.pack(dlarray.subbyte.from_codes([1, 2, 3], dlarray.float6_e2m3fn))
+    assert packed.nbytes == 3  # 18 bits
+    assert "nbytes" in dir(packed)
+
+
 def test_asarray_dtype_change_copies():
     x = dlarray.asarray([1, 2])
     y = dlarray.asarray(x, dtype=dlarray.int8)

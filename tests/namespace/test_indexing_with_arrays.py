@@ -102,6 +102,29 @@ def test_keys_with_arrays_read_and_write_as_numpy(path, key):
     np.testing.assert_array_equal(as_numpy(x), reference)
 
 
+@pytest.mark.parametrize("key", KEYS, ids=_key_id)
+def test_numpy_arrays_in_a_key_index_as_dlarrays_do(path, key):
+    # Host memory, read as asarray reads it (before: NumPy's "only integer
+    # scalar arrays can be converted to a scalar index").
+    x, reference = grid()
+    np.testing.assert_array_equal(as_numpy(x[key]), reference[key])
+    values = -1 - np.arange(reference[key].size, dtype=np.int64).reshape(reference[key].shape)
+    reference[key] = values
+    x[key] = dl(values)
+    np.testing.assert_array_equal(as_numpy(x), reference)
+
+
+def test_numpy_index_arrays_are_checked_as_dlarrays_are(path):
+    x, _ = grid()
+    with pytest.raises(IndexError, match="integer or bool dtype, got float64"):
+        x[np.asarray([0.0, 1.0])]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[np.asarray([3])]
+    with pytest.raises(TypeError, match="NumPy array holds Python objects"):
+        x[np.asarray([0, None], dtype=object)]
+    assert int(x[np.asarray(1), np.int64(2), np.asarray(3)]) == 33  # 0-d ones are integers
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint64"])
 def test_index_arrays_of_every_integer_dtype(path, dtype):
     x, reference = grid()

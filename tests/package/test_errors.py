@@ -11,11 +11,18 @@ what was asked, what was found, what to do.
 
 from __future__ import annotations
 
+import inspect
+import pickle
+import re
+import warnings
+
 import numpy as np
 import pytest
 
 import dlarray
+import dlarray.compat
 from dlarray import _core
+from dlarray._rules import NUMPY_PROMOTING, SPELLINGS
 
 
 def _float_array():
@@ -490,3 +497,485 @@ def test_public_exceptions_show_the_public_path():
         assert line.startswith("dlarray.CUDAUnavailableError: "), line
     else:  # a GPU machine: nothing to check
         pytest.skip("a GPU is reachable here: to_device('cuda') succeeds")
+
+
+# ---- every fix a refusal writes as code runs, and does what was meant ----
+# A refusal's fixes are alternatives ("...; or ..."), each code between
+# backticks that runs once its names are bound (dlarray/_rules.py, "fixes").
+# Each is run here in a fresh namespace: its snippets in order, then, where
+# the last one is a statement that prepared names ("x = dlarray.astype(x,
+# ...)", "arrays = [...]"), the refused call again.  Its outcome must be what
+# NumPy computes for the refused call (or, for an assignment, one of what
+# NumPy stores and what a promoted array holds).  Before, the fixes named
+# `dlarray.__setitem__`, dropped where's condition, swapped the operands
+# of `0.5 - x`, and ended in "convert one operand explicitly".
+
+
+def _np(x):
+    return np.asarray(np.from_dlpack(x))
+
+
+def _alternatives(message):
+    """The fixes of a message: one list of code snippets per alternative."""
+    found = [re.findall(r"`([^`]+)`", part) for part in message.split("; or ")]
+    return [snippets for snippets in found if snippets]
+
+
+def _run(snippets, names, call, assigns):
+    """The outcome of one fix: its snippets run in ``names``; the value of a
+    last expression, or the call run again after statements that prepared
+    its names (an assignment ``x[key] = ...`` is the operation itself)."""
+    *statements, last = snippets
+    for snippet in statements:
+        exec(snippet, names)
+    try:
+        code = compile(last, "<fix>", "eval")
+    except SyntaxError:
+        exec(last, names)
+        return names["x"] if assigns else call(names)
+    return eval(code, names)
+
+
+def _same(outcome, expected):
+    if isinstance(outcome, dlarray.DType):
+        return outcome == expected
+    got = _np(outcome)
+    return got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def _setitem(key, value):
+    def call(names):
+        names["x"][key] = value(names) if callable(value) else value
+        return names["x"]
+
+    return call
+
+
+_INTS = dlarray.asarray([1, 2, 3])
+_FLOATS = dlarray.asarray([0.5, 1.5, 2.5])
+_N_INTS = np.array([1, 2, 3])
+_N_FLOATS = np.array([0.5, 1.5, 2.5])
+_CONDITION = dlarray.asarray([True, False, True])
+_N_CONDITION = np.array([True, False, True])
+
+
+def _stored(array, key, value):
+    """NumPy's array after ``array[key] = value`` (it casts, as NumPy does)."""
+    out = array.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out[key] = value
+    return out
+
+
+# (id, names, the refused call on them, what NumPy gives: one or more
+# acceptable outcomes, whether a last statement is the operation itself)
+FIXES = [
+    ("int array + 0.5", {"x": _INTS}, lambda n: n["x"] + 0.5, [_N_INTS + 0.5], False),
+    ("0.5 - int array", {"x": _INTS}, lambda n: 0.5 - n["x"], [0.5 - _N_INTS], False),
+    ("maximum(int array, 1.5)", {"x": _INTS}, lambda n: dlarray.maximum(n["x"], 1.5),
+     [np.maximum(_N_INTS, 1.5)], False),
+    ("pow(2.5, int array)", {"x": _INTS}, lambda n: dlarray.pow(2.5, n["x"]),
+     [np.power(2.5, _N_INTS)], False),
+    ("int array + 1j", {"x": _INTS}, lambda n: n["x"] + 1j, [_N_INTS + 1j], False),
+    ("bool array + 2", {"x": _CONDITION}, lambda n: n["x"] + 2, [_N_CONDITION + 2], False),
+    ("int array - True", {"x": _INTS}, lambda n: n["x"] - True, [_N_INTS - 1], False),
+    ("where(condition, int array, 0.5)", {"x": _INTS, "condition": _CONDITION},
+     lambda n: dlarray.where(n["condition"], n["x"], 0.5),
+     [np.where(_N_CONDITION, _N_INTS, 0.5)], False),
+    ("where(condition, 0.5, int array)", {"x": _INTS, "condition": _CONDITION},
+     lambda n: dlarray.where(n["condition"], 0.5, n["x"]),
+     [np.where(_N_CONDITION, 0.5, _N_INTS)], False),
+    ("where of an int and a float array", {"x1": _INTS, "x2": _FLOATS, "condition": _CONDITION},
+     lambda n: dlarray.where(n["condition"], n["x1"], n["x2"]),
+     [np.where(_N_CONDITION, _N_INTS, _N_FLOATS)], False),
+    ("int array + float array", {"x1": _INTS, "x2": _FLOATS}, lambda n: n["x1"] + n["x2"],
+     [_N_INTS + _N_FLOATS], False),
+    ("float32 array - int array", {"x1": dlarray.astype(_FLOATS, dlarray.float32), "x2": _INTS},
+     lambda n: n["x1"] - n["x2"], [_N_FLOATS.astype(np.float32) - _N_INTS], False),
+    ("int64 / uint64", {"x1": _INTS, "x2": dlarray.astype(_INTS, dlarray.uint64)},
+     lambda n: dlarray.divide(n["x1"], n["x2"]), [_N_INTS / _N_INTS.astype(np.uint64)], False),
+    ("bool array * int8 array", {"x1": _CONDITION, "x2": dlarray.astype(_INTS, dlarray.int8)},
+     lambda n: n["x1"] * n["x2"], [_N_CONDITION * _N_INTS.astype(np.int8)], False),
+    ("int array @ float array", {"x1": _INTS, "x2": _FLOATS}, lambda n: n["x1"] @ n["x2"],
+     [_N_INTS @ _N_FLOATS], False),
+    ("int64 array @ uint64 array", {"x1": _INTS, "x2": dlarray.astype(_INTS, dlarray.uint64)},
+     lambda n: n["x1"] @ n["x2"], [_N_INTS @ _N_INTS.astype(np.uint64)], False),
+    ("concat of int and float arrays", {"arrays": [_INTS, _FLOATS]},
+     lambda n: dlarray.concat(n["arrays"]), [np.concatenate([_N_INTS, _N_FLOATS])], False),
+    ("stack of int and float arrays", {"arrays": [_INTS, _FLOATS]},
+     lambda n: dlarray.stack(n["arrays"], axis=1), [np.stack([_N_INTS, _N_FLOATS], axis=1)],
+     False),
+    ("searchsorted(int array, 1.5)", {"x": _INTS}, lambda n: dlarray.searchsorted(n["x"], 1.5),
+     [np.searchsorted(_N_INTS, 1.5)], False),
+    ("result_type(int array, 0.5)", {"x": _INTS}, lambda n: dlarray.result_type(n["x"], 0.5),
+     [np.result_type(_N_INTS, 0.5)], False),
+    ("result_type(int64, float32)", {"x1": dlarray.int64, "x2": dlarray.float32},
+     lambda n: dlarray.result_type(n["x1"], n["x2"]), [np.result_type(np.int64, np.float32)],
+     False),
+    ("sin(int array)", {"x": _INTS}, lambda n: dlarray.sin(n["x"]), [np.sin(_N_INTS)], False),
+    ("sum(bool array)", {"x": _CONDITION}, lambda n: dlarray.sum(n["x"]),
+     [np.sum(_N_CONDITION)], False),
+    ("where(int condition, ...)", {"x": _INTS, "x1": _INTS, "x2": _INTS},
+     lambda n: dlarray.where(n["x"], n["x1"], n["x2"]), [np.where(_N_INTS, _N_INTS, _N_INTS)],
+     False),
+    ("bitwise_and(float array, 1)", {"x": _FLOATS}, lambda n: dlarray.bitwise_and(n["x"], 1),
+     [np.bitwise_and(_N_FLOATS.astype(np.int64), 1)], False),
+    ("floor(complex array)", {"x": dlarray.asarray([1.5 + 2j])}, lambda n: dlarray.floor(n["x"]),
+     [np.floor(np.array([1.5])), np.floor(np.abs(np.array([1.5 + 2j])))], False),
+    ("x[0] = 1.5, int array", {"x": _INTS, "key": 0}, _setitem(0, 1.5),
+     [_stored(_N_INTS, 0, 1.5), _stored(_N_INTS.astype(np.float64), 0, 1.5)], True),
+    ("x[0] = True, int array", {"x": _INTS, "key": 0}, _setitem(0, True),
+     [_stored(_N_INTS, 0, True)], True),
+    ("x[1] = 2, bool array", {"x": _CONDITION, "key": 1}, _setitem(1, 2),
+     [_stored(_N_CONDITION, 1, 2), _stored(_N_CONDITION.astype(np.int64), 1, 2)], True),
+    ("x[2] = 1 + 2j, float array", {"x": _FLOATS, "key": 2}, _setitem(2, 1 + 2j),
+     [_stored(_N_FLOATS.astype(np.complex128), 2, 1 + 2j)], True),
+    ("x[:2] = float array, int array", {"x": _INTS, "key": slice(2), "value": _FLOATS[:2]},
+     _setitem(slice(2), lambda n: n["value"]),
+     [_stored(_N_INTS, slice(2), _N_FLOATS[:2]),
+      _stored(_N_INTS.astype(np.float64), slice(2), _N_FLOATS[:2])], True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("names", "call", "expected", "assigns"),
+    [pytest.param(n, c, e, a, id=i) for i, n, c, e, a in FIXES],
+)
+def test_every_fix_a_refusal_writes_runs_and_computes_what_numpy_does(
+    names, call, expected, assigns
+):
+    def fresh():
+        # Arrays are copied: a fix that assigns must not change the case.
+        copied = {
+            k: dlarray.asarray(v, copy=True) if isinstance(v, dlarray.DLArray) else v
+            for k, v in names.items()
+        }
+        return {"dlarray": dlarray, "np": np, **copied}
+
+    with pytest.raises(TypeError) as refused:
+        call(fresh())
+    alternatives = _alternatives(str(refused.value))
+    assert alternatives, str(refused.value)
+    for snippets in alternatives:
+        outcome = _run(snippets, fresh(), call, assigns)
+        assert any(_same(outcome, e) for e in expected), (snippets, outcome, expected)
+
+
+def test_mixed_kind_refusals_of_compat_functions_name_dlarray_compat():
+    # dlarray.compat exists for these (NumPy's mixed-kind promotions).
+    for call in (
+        lambda: dlarray.arange(3) + 0.5,
+        lambda: dlarray.add(dlarray.arange(3), dlarray.ones(3)),
+        lambda: dlarray.where(dlarray.arange(3) > 0, dlarray.arange(3), 0.5),
+        lambda: dlarray.result_type(dlarray.int64, dlarray.uint64),
+    ):
+        with pytest.raises(TypeError, match=r"dlarray\.compat"):
+            call()
+    # ... and a function compat does not change keeps to dlarray's own fix.
+    with pytest.raises(TypeError) as refused:
+        dlarray.concat([dlarray.arange(3), dlarray.ones(3)])
+    assert "compat" not in str(refused.value)
+
+
+def test_the_compat_functions_named_in_refusals_are_compats_promoting_ones():
+    assert set(dlarray.compat.BINARY) | {"where", "result_type"} == set(NUMPY_PROMOTING)
+
+
+def test_extended_float_refusals_write_conversions_that_run():
+    x = dlarray.asarray([1.0, 2.0], dtype=dlarray.bfloat16)
+    for call in (lambda: x + x, lambda: x + 1.0):
+        with pytest.raises(TypeError) as refused:
+            call()
+        # Its calls (between backticks in the one refusal; written out in the
+        # scalar's, whose words tests/namespace/test_extended_floats.py keeps).
+        snippets = re.findall(r"dlarray\.as\w+\([^()]*\)", str(refused.value))
+        assert snippets
+        for snippet in snippets:
+            out = eval(snippet, {"dlarray": dlarray, "x": x, "value": 1.0})
+            assert out.dtype in (dlarray.float32, dlarray.bfloat16)
+
+
+# ---- other libraries' spellings: one table, hints that run ----
+# (before: a bare AttributeError for dlarray.array, dlarray.concatenate and
+# x.nbytes, "'DType' object is not callable", "round() got an unexpected
+# keyword argument 'decimals'")
+
+SPELLING_ERRORS = [
+    ("dlarray.array", lambda: dlarray.array, AttributeError,
+     "module 'dlarray' has no attribute 'array'", "`dlarray.asarray(obj)`"),
+    ("dlarray.concatenate", lambda: dlarray.concatenate, AttributeError,
+     "module 'dlarray' has no attribute 'concatenate'", "`dlarray.concat(arrays, axis=0)`"),
+    ("dlarray.arcsin", lambda: dlarray.arcsin, AttributeError,
+     "module 'dlarray' has no attribute 'arcsin'", "`dlarray.asin(x)`"),
+    ("dlarray.float32(3)", lambda: dlarray.float32(3), TypeError,
+     "dlarray.float32 is a dtype, not a function", "`dlarray.asarray(3, dtype=dlarray.float32)`"),
+    ("dlarray.round(x, decimals=2)",
+     lambda: dlarray.round(dlarray.asarray([1.234]), decimals=2), TypeError,
+     "round() got an unexpected keyword argument 'decimals'", "`round(x, decimals)`"),
+    ("x.numel()", lambda: dlarray.arange(3).numel(), AttributeError,
+     "'DLArray' object has no attribute 'numel'", "`x.size`"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "starts", "fix"),
+    [pytest.param(c, e, s, f, id=i) for i, c, e, s, f in SPELLING_ERRORS],
+)
+def test_another_librarys_spelling_names_the_standards(call, exc, starts, fix):
+    with pytest.raises(exc) as caught:
+        call()
+    message = str(caught.value)
+    assert message.startswith(starts), message
+    assert fix in message, message
+
+
+def test_unknown_names_and_keywords_keep_pythons_plain_errors():
+    with pytest.raises(AttributeError, match=r"^module 'dlarray' has no attribute 'colour'$"):
+        _ = dlarray.colour
+    with pytest.raises(TypeError, match=r"^round\(\) got an unexpected keyword argument 'x2'$"):
+        dlarray.round(dlarray.asarray([1.5]), x2=1)
+    assert not hasattr(dlarray, "array") and "array" not in dir(dlarray)
+    assert dlarray.round(dlarray.asarray([2.5])).dtype == dlarray.float64  # the C path too
+    assert str(inspect.signature(dlarray.round)) == str(inspect.signature(dlarray.floor))
+
+
+def _spelling_environments():
+    """Names every row of the table may use: a float, an int and a complex
+    matrix, a row, and a 0-d array as ``x`` (a row runs in at least one)."""
+    common = {
+        "dlarray": dlarray,
+        "np": np,
+        "obj": [[1.0, 2.0], [3.0, 4.0]],
+        "a": np.ones((2, 2)),
+        "axes": (1, 0),
+        "axis": 0,
+        "shape": (4,),
+        "dtype": dlarray.float32,
+        "value": 1.0,
+        "indices": dlarray.asarray([0]),
+        "repeats": 2,
+        "min": 0.0,
+        "max": 1.0,
+        "decimals": 2,
+    }
+    floats = dlarray.asarray([[1.0, 2.0], [3.0, 4.0]])
+    ints = dlarray.asarray([[1, 2], [3, 4]])
+    complexes = dlarray.astype(floats, dlarray.complex128)
+    for x in (floats, ints, complexes, dlarray.asarray([[1.0, 2.0]]), dlarray.asarray(1.5)):
+        x = dlarray.asarray(x, copy=True)
+        yield {**common, "x": x, "x1": x, "x2": x, "arrays": [x, x]}
+
+
+def test_every_spelling_hint_runs():
+    for spelling, hint in SPELLINGS.items():
+        snippets = re.findall(r"`([^`]+)`", hint)
+        assert snippets, spelling
+        for snippet in snippets:
+            failures = []
+            for names in _spelling_environments():
+                try:
+                    exec(snippet, names)
+                    break
+                except dlarray.CUDAUnavailableError:
+                    break  # x.to_device("cuda") on a machine without CUDA: it ran
+                except Exception as exc:  # collected, shown below
+                    failures.append(repr(exc))
+            else:
+                raise AssertionError(f"{spelling}: {snippet!r} runs nowhere: {failures}")
+
+
+def test_every_spelling_is_what_the_errors_say():
+    x = dlarray.asarray([1.0])
+    for spelling, hint in SPELLINGS.items():
+        owner, _, name = spelling.partition(".")
+        if "(" in name:  # a keyword: dlarray.<func>(<keyword>=)
+            func, _, keyword = name.rstrip("=)").partition("(")
+            with pytest.raises(TypeError) as caught:
+                getattr(dlarray, func)(x, **{keyword: 1})
+        else:
+            with pytest.raises(AttributeError) as caught:
+                getattr(dlarray if owner == "dlarray" else x, name)
+            assert not hasattr(dlarray if owner == "dlarray" else x, name)
+        assert hint in str(caught.value), spelling
+
+
+def test_dtype_called_like_numpys_scalar_type_is_a_type_error_with_the_way():
+    for call, shown in ((lambda: dlarray.int8(3), "3"), (lambda: dlarray.float64(), "value")):
+        with pytest.raises(TypeError) as caught:
+            call()
+        snippets = re.findall(r"`([^`]+)`", str(caught.value))
+        made = eval(snippets[0], {"dlarray": dlarray, "value": 3})
+        assert made.ndim == 0 and int(made) == 3 and f"asarray({shown}," in snippets[0]
+
+
+# ---- NumPy's words no longer leak ----
+# (before: "only integer scalar arrays can be converted to a scalar index",
+# BufferError "DLPack only supports native byte order." / "... signed/unsigned
+# integers, float and complex dtypes.", "only integers, slices, Ellipsis (...)
+# and None are valid indices", "axis must be an int" for a list,
+# linspace's "got an array of dtype int32", no "cannot be broadcast")
+
+OWN_WORDS = [
+    ("x[[0, 2]]", lambda: dlarray.arange(3)[[0, 2]], TypeError,
+     "only integers, slices, Ellipsis (...), None and integer or boolean arrays are valid",
+     "`x[dlarray.asarray([0, 2])]`"),
+    ("x[[0, 2]] = 1", lambda: dlarray.arange(3).__setitem__([0, 2], 1), TypeError,
+     "only integers, slices", "integer or boolean arrays"),
+    ("asarray of an object ndarray", lambda: dlarray.asarray(np.array([1, None], dtype=object)),
+     TypeError, "asarray: the NumPy array holds Python objects (dtype object)",
+     "`dlarray.asarray(a.tolist())`"),
+    ("asarray of a str ndarray", lambda: dlarray.asarray(np.array(["a"])), TypeError,
+     "asarray: the NumPy array holds strings", "`a.astype(np.float64)`"),
+    ("asarray of a long double ndarray", lambda: dlarray.asarray(np.zeros(2, np.longdouble)),
+     TypeError, "asarray: the NumPy array holds", "no dlarray dtype holds"),
+    ("asarray of a big-endian ndarray without a copy",
+     lambda: dlarray.asarray(np.arange(3, dtype=">f8"), copy=False), ValueError,
+     "asarray(copy=False): the NumPy array's elements are '>f8'", "pass copy=None"),
+    ("moveaxis of a list", lambda: dlarray.moveaxis(dlarray.zeros((2, 3, 4)), [1, 2], (0, 1)),
+     TypeError, "moveaxis: source must be an int or a tuple of ints, got the list [1, 2]",
+     "write (1, 2)"),
+    ("sum over a list of axes", lambda: dlarray.sum(dlarray.zeros((2, 3)), axis=[0, 1]),
+     TypeError, "sum: axis must be an int or a tuple of ints, got the list [0, 1]",
+     "write (0, 1)"),
+    ("linspace with an integer dtype", lambda: dlarray.linspace(0, 10, 5, dtype=dlarray.int32),
+     TypeError, "linspace: dtype=int32 was passed, but linspace makes floating-point values",
+     "float64"),
+    ("arange with a bool dtype", lambda: dlarray.arange(3, dtype=dlarray.bool), TypeError,
+     "arange: dtype=bool was passed, but arange makes numeric values", "complex128"),
+    ("operands that do not broadcast", lambda: dlarray.ones(3) + dlarray.ones(4), ValueError,
+     "add: shapes (3,) and (4,) do not broadcast together", "cannot be broadcast"),
+    ("broadcast_to", lambda: dlarray.broadcast_to(dlarray.ones((3, 3)), (2, 3)), ValueError,
+     "broadcast_to: an array of shape (3, 3) cannot be broadcast to (2, 3)",
+     "only extents of 1 may grow"),
+    ("broadcast_arrays", lambda: dlarray.broadcast_arrays(dlarray.ones((3, 3)), dlarray.ones(2)),
+     ValueError, "broadcast_arrays: shapes (3, 3) and (2,) do not broadcast together",
+     "cannot be broadcast"),
+    ("broadcast_shapes", lambda: dlarray.broadcast_shapes((3,), (1,), (2,)), ValueError,
+     "broadcast_shapes: shapes (3,), (1,) and (2,) do not broadcast together",
+     "cannot be broadcast"),
+    ("in-place operand that does not broadcast",
+     lambda: dlarray.ones((2, 3)).__iadd__(dlarray.ones(2)), ValueError,
+     "in-place add: shapes (2, 3) and (2,) do not broadcast together", "cannot be broadcast"),
+    ("in-place result of another shape",
+     lambda: dlarray.ones(3).__iadd__(dlarray.ones((2, 3))), ValueError,
+     "in-place add: the result has shape (2, 3)", "cannot be broadcast"),
+    ("index arrays that do not broadcast",
+     lambda: dlarray.ones((3, 3))[dlarray.asarray([0, 1]), dlarray.asarray([0, 1, 2])],
+     IndexError, "indexing: shapes (2,) and (3,) do not broadcast together",
+     "cannot be broadcast"),
+    ("x[...] = a value that does not broadcast",
+     lambda: dlarray.ones((3, 3)).__setitem__(Ellipsis, dlarray.ones(2)), ValueError,
+     "__setitem__: a value of shape (2,) cannot be broadcast to (3, 3)", "x[key] selects"),
+    ("x[int array] = a value that does not broadcast",
+     lambda: dlarray.ones((3, 3)).__setitem__(dlarray.asarray([0, 1]), dlarray.ones(2)),
+     ValueError, "__setitem__: a value of shape (2,) cannot be broadcast to (2, 3)",
+     "x[key] selects"),
+    ("x[mask] = a value that does not broadcast",
+     lambda: dlarray.ones(3).__setitem__(dlarray.asarray([True, False, True]), dlarray.ones(3)),
+     ValueError, "__setitem__: a value of shape (3,) cannot be broadcast to (2,)",
+     "x[key] selects"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "starts", "words"),
+    [pytest.param(c, e, s, w, id=i) for i, c, e, s, w in OWN_WORDS],
+)
+def test_dlaray_says_it_in_its_own_words(call, exc, starts, words):
+    with pytest.raises(exc) as caught:
+        call()
+    message = str(caught.value)
+    assert type(caught.value) is exc
+    assert message.startswith(starts), message
+    assert words in message, message
+    numpy_words = ("DLPack only supports", "could not broadcast", "scalar index", "shape mismatch")
+    assert not any(words in message for words in numpy_words), message
+
+
+def test_the_c_core_and_the_python_path_refuse_a_key_in_the_same_words():
+    x = dlarray.arange(3)
+    with pytest.raises(TypeError) as from_c:
+        x._basic_view(1.5)  # the C core's check (subscript.c)
+    with pytest.raises(TypeError) as from_python:
+        x[1.5]  # the indexing chapter's
+    assert str(from_c.value) == str(from_python.value)
+
+
+# ---- unpickling checks every field (R11) ----
+# (before: shape (-1,) gave an array of the data's length from a writable
+# buffer, and an unknown dtype raised a bare KeyError('float99'))
+
+_GOOD = (1, "float64", (2,), False, "cpu", 0)
+
+
+def _crafted(*fields, payload):
+    return (dlarray._unpickle, (*fields, payload))
+
+
+class _Crafted:
+    def __init__(self, reduced):
+        self.reduced = reduced
+
+    def __reduce__(self):
+        return self.reduced
+
+
+CRAFTED = [
+    ("negative extent, writable data", (1, "float64", (-1,), False, "cpu", 0), bytearray(16),
+     ValueError, ["shape (-1,)", "negative"]),
+    ("negative extent, read-only data", (1, "float64", (-1,), False, "cpu", 0), bytes(16),
+     ValueError, ["shape (-1,)", "negative"]),
+    ("unknown dtype", (1, "float99", (2,), False, "cpu", 0), bytes(16), ValueError,
+     ["dtype", "'float99'", "float64"]),
+    ("dtype not a str", (1, 7, (2,), False, "cpu", 0), bytes(16), TypeError,
+     ["dtype", "must be a str"]),
+    ("shape not a tuple", (1, "float64", [2], False, "cpu", 0), bytes(16), TypeError,
+     ["shape", "a tuple of ints", "[2]"]),
+    ("shape of floats", (1, "float64", (2.0,), False, "cpu", 0), bytes(16), TypeError,
+     ["shape", "a tuple of ints"]),
+    ("too many axes", (1, "float64", (1,) * 65, False, "cpu", 0), bytes(8), ValueError,
+     ["shape", "65 axes"]),
+    ("data too short, writable", (1, "float64", (3,), False, "cpu", 0), bytearray(16),
+     ValueError, ["16 bytes", "24", "shape (3,)"]),
+    ("data too long", (1, "int8", (2,), False, "cpu", 0), bytes(3), ValueError,
+     ["3 bytes", "2 contiguous bytes"]),
+    ("sub-byte data too short", (1, "float4_e2m1fn", (4,), False, "cpu", 0), bytes(2),
+     ValueError, ["2 bytes", "4 contiguous"]),
+    ("data not bytes", (1, "float64", (2,), False, "cpu", 0), 3.5, TypeError,
+     ["data", "bytes-like", "float"]),
+    ("bool bytes other than 0 and 1", (1, "bool", (2,), False, "cpu", 0), bytes([1, 2]),
+     ValueError, ["bool", "0 and 1"]),
+    ("padded not a bool", (1, "float64", (2,), 1, "cpu", 0), bytes(16), TypeError,
+     ["padded", "True or False"]),
+    ("unknown device kind", (1, "float64", (2,), False, "gpu", 0), bytes(16), ValueError,
+     ["device", "'gpu'"]),
+    ("device index not an int", (1, "float64", (2,), False, "cuda", "0"), bytes(16), TypeError,
+     ["device", "index"]),
+    ("format version not an int", ("1", "float64", (2,), False, "cpu", 0), bytes(16), TypeError,
+     ["format version", "an int"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fields", "payload", "exc", "words"),
+    [pytest.param(f, p, e, w, id=i) for i, f, p, e, w in CRAFTED],
+)
+def test_a_crafted_pickle_is_refused_naming_the_field(fields, payload, exc, words):
+    data = pickle.dumps(_Crafted(_crafted(*fields, payload=payload)))
+    with pytest.raises(exc) as caught:
+        pickle.loads(data)
+    message = str(caught.value)
+    assert type(caught.value) is exc
+    assert message.startswith("pickle.loads: "), message
+    for word in words:
+        assert word in message, f"{word!r} missing from: {message}"
+
+
+def test_a_well_formed_pickle_still_loads_through_each_path():
+    for payload in (bytes(16), bytearray(16)):
+        x = pickle.loads(pickle.dumps(_Crafted(_crafted(*_GOOD, payload=payload))))
+        assert x.shape == (2,) and x.dtype == dlarray.float64 and _np(x).tolist() == [0.0, 0.0]
+    y = dlarray.asarray([[True, False]])
+    for protocol in (2, 5):
+        assert _np(pickle.loads(pickle.dumps(y, protocol=protocol))).tolist() == [[True, False]]
