@@ -327,9 +327,16 @@ def test_numpy_integer_scalars_are_not_python_scalars():
 def test_operators_with_another_librarys_array_say_how_to_convert():
     x = dlarray.asarray([1.0, 2.0, 3.0])
     a = np.ones(3)
-    for expression in (lambda: a + x, lambda: x + a, lambda: x * a, lambda: a @ x):
+    for expression in (lambda: x + a, lambda: x * a, lambda: x @ a):
         with pytest.raises(TypeError, match=r"dlarray.asarray\(other\).*numpy.from_dlpack\(x\)"):
             expression()
+    # With the ndarray on the left the operator is NumPy's (np.add, np.matmul),
+    # and a NumPy call with an ndarray in it is NumPy's own, as for
+    # array-api-strict's arrays: NumPy reads x zero-copy and returns an ndarray.
+    for expression, expected in ((lambda: a + x, [2.0, 3.0, 4.0]), (lambda: a @ x, 6.0)):
+        result = expression()
+        assert isinstance(result, np.ndarray | np.floating)
+        assert np.asarray(result).tolist() == expected
     with pytest.raises(TypeError, match=r"for \+="):
         x += a
     assert (x + dlarray.asarray(a)).dtype == dlarray.float64
