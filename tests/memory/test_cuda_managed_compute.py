@@ -222,7 +222,7 @@ def namespace_functions():
     for prefix, module in (("", xp), ("linalg.", xp.linalg), ("fft.", xp.fft)):
         for name in module.__all__:
             value = getattr(module, name)
-            if callable(value) and not isinstance(value, type):
+            if callable(value) and not isinstance(value, type | xp.DType):
                 names.add(prefix + name)
     return names
 
