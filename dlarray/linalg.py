@@ -982,19 +982,198 @@ def _extreme(values: Any, axes: tuple[int, ...], keepdims: bool, largest: bool) 
     return reduce(values, axis=axes, keepdims=keepdims)
 
 
-def _vector_norm(a: Any, axes: tuple[int, ...], keepdims: bool, p: float) -> Any:
+# ---- vector_norm ----
+#
+# No intermediate overflows or underflows where the norm itself does not
+# (docs/api/linalg.md, "Accuracy of vector_norm", states the bounds):
+#
+# * float32 and complex64 compute in float64 and round once.  Their squares
+#   there are exact and far inside float64's normal range (2**-298 to
+#   2**257), so their sums of squares and magnitudes need no scaling.
+# * ord=2 of float64 and complex128 sums the squares directly (the common
+#   case) and keeps that sum where it proves itself: a finite sum of
+#   non-negative terms had no infinite term or partial sum, and a sum of
+#   at least N * 2**-1020 (N squares) lost at most a relative 2**-55 to
+#   the squares below the normal range (2**-1075 each).  Elsewhere the norm
+#   is M * sqrt(sum((|x| / M)**2)), M the largest magnitude: a sum of at
+#   least one (the term M / M) and at most N.
+# * Other orders p scale always (a power costs far more than a division):
+#   M * sum((|x| / M)**p)**(1/p), M the largest magnitude, for p > 0, and
+#   m * sum((m / |x|)**-p)**(1/p), m the smallest, for p < 0: every term
+#   lies in [0, 1] and the sum in [1, N].  A zero, infinite or NaN M (or
+#   m) leaves the magnitudes unscaled: they give 0, infinity or NaN as
+#   IEEE arithmetic does.
+
+#: float64's largest finite value.
+_DOUBLE_MAX = 1.7976931348623157e308
+#: Sums of squares below this many times their number of terms are redone
+#: scaled (squares below float64's normal range keep only an absolute
+#: accuracy of 2**-1075 each).
+_SMALLEST_SQUARES = 2.0**-1020
+#: Moduli below this (complex128) are formed again scaled by 2**600.
+_SUBNORMAL_MODULI = 2.0**-1000
+#: Integer powers up to this are formed by multiplications (binary
+#: powering: relative error below (p - 1) * 2**-53, for a fraction of
+#: pow's time); others by the engine's pow.
+_MULTIPLIED_POWERS = 64
+
+
+def _reduced_shape(a: Any, axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    return tuple(1 if i in axes else n for i, n in enumerate(a.shape) if keepdims or i not in axes)
+
+
+def _vector_norm(a: Any, axes: tuple[int, ...], keepdims: bool, p: float, real: Any) -> Any:
+    """The norms, of the engine dtype ``real``: computed in float64 and
+    rounded once (``ord=inf``/``-inf`` of real values: in ``a``'s dtype,
+    exactly; ``ord=0``: counted in integers)."""
     xp = namespace_of(a)
-    magnitude = xp.abs(a)
-    if p == math.inf or p == -math.inf:
-        return _extreme(magnitude, axes, keepdims, largest=p > 0)
     if p == 0:
-        nonzero = xp.astype(xp.not_equal(magnitude, 0), magnitude.dtype)
-        return xp.sum(nonzero, axis=axes, keepdims=keepdims)
+        norms = xp.count_nonzero(a, axis=axes, keepdims=keepdims)
+    else:
+        norms = _two_norm(xp, a, axes) if p == 2 else _magnitude_norm(xp, a, axes, p)
+        norms = xp.reshape(norms, _reduced_shape(a, axes, keepdims))
+    return norms if norms.dtype == real else xp.astype(norms, real)
+
+
+def _magnitude_norm(xp: Any, a: Any, axes: tuple[int, ...], p: float) -> Any:
+    """The norms of order ``p`` (inf, -inf, 1 or general) over ``axes``
+    (kept as axes of length one), from the magnitudes of ``a``."""
+    if math.prod(a.shape[i] for i in axes) == 0:  # no magnitudes: the largest is 0, a sum 0
+        dtype = xp.float64 if xp.isdtype(a.dtype, "complex floating") else a.dtype
+        shape = _reduced_shape(a, axes, True)
+        return xp.full(shape, 0.0 if p > 0 else math.inf, dtype=dtype, device=a.device)
+    magnitudes = _moduli(xp, a) if xp.isdtype(a.dtype, "complex floating") else xp.abs(a)
+    reduce = xp.max if p > 0 else xp.min
+    extreme = reduce(magnitudes, axis=axes, keepdims=True)
+    if a.dtype == xp.complex128:
+        # A modulus below float64's normal range is rounded to its subnormal
+        # steps.  Where the norm hangs on such moduli (the largest, p > 0;
+        # the smallest, p < 0), they are formed again from the parts scaled
+        # by 2**600 (exactly: no part is beyond 2**-1000 * 2**600 there,
+        # and any that overflows has no weight in a norm with p < 0).
+        tiny = (extreme < _SUBNORMAL_MODULI) & (extreme > 0)
+        if xp.any(tiny):
+            scale = xp.where(tiny, xp.full_like(extreme, 2.0**600), 1.0)
+            magnitudes = xp.hypot(xp.real(a) * scale, xp.imag(a) * scale)
+            extreme = reduce(magnitudes, axis=axes, keepdims=True)
+            return _norm_of_magnitudes(xp, magnitudes, extreme, axes, p) / scale
+    return _norm_of_magnitudes(xp, magnitudes, extreme, axes, p)
+
+
+def _norm_of_magnitudes(
+    xp: Any, magnitudes: Any, extreme: Any, axes: tuple[int, ...], p: float
+) -> Any:
+    """The norms of order ``p`` over ``axes`` of ``magnitudes`` (a new
+    array), ``extreme`` their largest (p > 0) or smallest (p < 0)."""
+    if p == math.inf or p == -math.inf:
+        return extreme
     if p == 1:
-        return xp.sum(magnitude, axis=axes, keepdims=keepdims)
-    if p == 2:
-        return xp.sqrt(xp.sum(xp.square(magnitude), axis=axes, keepdims=keepdims))
-    return xp.pow(xp.sum(xp.pow(magnitude, p), axis=axes, keepdims=keepdims), 1.0 / p)
+        return xp.sum(magnitudes, axis=axes, dtype=xp.float64, keepdims=True)
+    if magnitudes.dtype != xp.float64:
+        magnitudes, extreme = xp.astype(magnitudes, xp.float64), xp.astype(extreme, xp.float64)
+    scale = _usable_scale(xp, extreme)
+    if p > 0:
+        magnitudes /= scale
+    else:
+        magnitudes = scale / magnitudes
+    total = xp.sum(_power(xp, magnitudes, abs(p)), axis=axes, keepdims=True)
+    return scale * xp.pow(total, 1.0 / p)
+
+
+def _moduli(xp: Any, a: Any) -> Any:
+    """The moduli of the complex ``a`` in float64 (a new array): the
+    engine's ``abs`` in complex128 (complex64 cast first, exactly), which
+    neither overflows nor underflows on the way and is infinite where a
+    part is (hypot's rule).  NumPy's is ``larger * sqrt(1 + (smaller /
+    larger)**2)``: five roundings, within ``4 * 2**-53`` of the modulus."""
+    return xp.abs(xp.astype(a, xp.complex128) if a.dtype == xp.complex64 else a)
+
+
+def _usable_scale(xp: Any, extreme: Any) -> Any:
+    """``extreme`` (largest or smallest magnitudes) where it can scale: 1
+    where it is 0, infinite or NaN (the unscaled magnitudes then give 0,
+    infinity or NaN)."""
+    return xp.where((extreme > 0) & (extreme <= _DOUBLE_MAX), extreme, 1.0)
+
+
+def _sums_of_squares(xp: Any, a: Any, axes: tuple[int, ...]) -> Any:
+    """``sum(|x|**2)`` over ``axes`` of the double-precision ``a`` (kept as
+    axes of length one), as a dot product (the engine's ``vecdot``: no
+    squares written out; complex: the real part of ``conj(x) * x``)."""
+    kept = tuple(i for i in range(a.ndim) if i not in axes)
+    count = math.prod(a.shape[i] for i in axes)
+    rows = xp.reshape(xp.permute_dims(a, kept + axes), (*(a.shape[i] for i in kept), count))
+    sums = xp.vecdot(rows, rows, axis=-1)
+    if xp.isdtype(sums.dtype, "complex floating"):
+        sums = xp.real(sums)
+    return xp.reshape(sums, _reduced_shape(a, axes, True))
+
+
+def _two_norm(xp: Any, a: Any, axes: tuple[int, ...]) -> Any:
+    """The 2-norms over ``axes`` (kept as axes of length one), in float64."""
+    complex_ = xp.isdtype(a.dtype, "complex floating")
+    if a.dtype == xp.float32:
+        total = _sums_of_squares(xp, xp.astype(a, xp.float64), axes)
+    elif a.dtype == xp.complex64:
+        total = _sums_of_squares(xp, xp.astype(a, xp.complex128), axes)
+    else:
+        total = _sums_of_squares(xp, a, axes)
+    norms = xp.sqrt(total)
+    if a.dtype == xp.float64 or a.dtype == xp.complex128:
+        terms = math.prod(a.shape[i] for i in axes) * (2 if complex_ else 1)
+        suspect = ~((total >= terms * _SMALLEST_SQUARES) & (total <= _DOUBLE_MAX))
+        if not complex_:
+            # A real sum of squares is NaN only where x holds a NaN; a complex
+            # dot product also where it overflowed (inf - inf in its other part).
+            suspect &= ~xp.isnan(total)
+        if xp.any(suspect):
+            norms = xp.where(suspect, _scaled_two_norm(xp, a, axes), norms)
+    if complex_:
+        nan = xp.isnan(norms)  # (a part is NaN: the scaled norms compute part by part)
+        if xp.any(nan):
+            # The modulus is still infinite where the other part is (hypot's
+            # rule): a sum of the moduli is NaN where one of them is, else
+            # infinite, as these norms are.
+            norms = xp.where(nan, xp.sum(_moduli(xp, a), axis=axes, keepdims=True), norms)
+    return norms
+
+
+def _scaled_two_norm(xp: Any, a: Any, axes: tuple[int, ...]) -> Any:
+    """``M * sqrt(sum((|x| / M)**2))`` over ``axes`` of the double-precision
+    ``a``, ``M`` the largest magnitude of its parts (real and imaginary)."""
+    parts = (xp.real(a), xp.imag(a)) if xp.isdtype(a.dtype, "complex floating") else (a,)
+    magnitudes = [xp.abs(part) for part in parts]
+    largest: Any = None
+    for m in magnitudes:
+        peak = xp.max(m, axis=axes, keepdims=True)
+        largest = peak if largest is None else xp.maximum(largest, peak)
+    scale = _usable_scale(xp, largest)
+    total: Any = None
+    for m in magnitudes:
+        m /= scale
+        m *= m
+        part_total = xp.sum(m, axis=axes, keepdims=True)
+        total = part_total if total is None else total + part_total
+    return scale * xp.sqrt(total)
+
+
+def _power(xp: Any, values: Any, q: float) -> Any:
+    """``values ** q`` (``q > 0``), formed in ``values`` where it can be."""
+    if q != int(q) or q > _MULTIPLIED_POWERS:
+        values **= q
+        return values
+    bits = bin(int(q))[3:]  # left to right, after the leading one
+    if not bits:
+        return values
+    base = values
+    values = base * base  # (a new array: base stays for the multiplications)
+    if bits[0] == "1":
+        values *= base
+    for bit in bits[1:]:
+        values *= values
+        if bit == "1":
+            values *= base
+    return values
 
 
 def vector_norm(
@@ -1031,7 +1210,8 @@ def vector_norm(
     a = array_arg(x, _FLOAT, "vector_norm")
     axes = normalize_axes(axis, a.ndim, "vector_norm")
     p = _norm_order(ord, "vector_norm")
-    return as_dtype(call(_vector_norm, a, axes, bool(keepdims), p), _real_dtype(x.dtype))
+    real = _real_dtype(x.dtype)
+    return call(_vector_norm, a, axes, bool(keepdims), p, engine_dtype(namespace_of(a), real))
 
 
 _MATRIX_AXES = (-2, -1)

@@ -36,6 +36,15 @@ engine's fixes of ``sum``, ``max`` and the rest
   normal range (:func:`_in_single_range`).  The cost of double precision:
   an intermediate that would overflow ``float32`` but not ``float64`` no
   longer turns the result into ``inf``.
+* **Double precision does not overflow on the way either.**  A ``float64``
+  or ``complex128`` mean whose sum overflowed is taken again from the
+  values scaled by a power of two (:func:`_scaled_mean`); a ``float64``
+  variance whose sums of squared deviations are not finite, or are small
+  enough that squares fell below the normal range, is taken again from the
+  values scaled by ``2**-600`` or ``2**600`` where their magnitudes call
+  for it (:func:`_rescaled`).  Both are exact scalings, checked for only
+  where the direct result cannot prove itself, so the common case costs a
+  comparison.
 """
 
 from __future__ import annotations
@@ -105,6 +114,15 @@ _SINGLE_MAX = 3.4028234663852886e38
 # Sums of squared deviations below this, per term, are redone in double
 # precision (see _in_single_range).
 _TINY_SQUARES = 2.0**-100
+# float64's largest value.
+_DOUBLE_MAX = 1.7976931348623157e308
+# float64 sums of squared deviations below this, per term, are redone scaled
+# (squares below float64's normal range keep only 2**-1075 each; _rescaled).
+_TINY_DOUBLE_SQUARES = 2.0**-1020
+# The largest magnitudes above which, and below which, float64 variances are
+# taken again scaled (see _rescaled).
+_HUGE_SPREAD = 2.0**480
+_TINY_SPREAD = 2.0**-400
 # What each engine namespace offers beyond the standard, read once per
 # namespace: (namespace, attribute) -> its value, or None where it has none.
 _EXTRAS: dict[tuple[Any, str], Any] = {}
@@ -608,32 +626,63 @@ def _mean_kernel(a: Any, axes: Any, keepdims: bool, out_dtype: DType) -> Any:
     work = engine_dtype(xp, _work_dtype(xp, out_dtype))
     total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
     count = _reduced_count(a.shape, axes)
-    redone = out_dtype in _WIDE and work != engine_dtype(xp, _WIDE[out_dtype])
-    redone = redone and _overflowed(xp, total)
-    if redone:
-        # A single-precision sum beyond float32's range (or of infinities
-        # or NaN): the mean itself is within the range of x, so the sum is
-        # taken again in double precision, where it cannot overflow.
-        work = engine_dtype(xp, _WIDE[out_dtype])
-        total = xp.sum(a, axis=axes, dtype=work, keepdims=keepdims)
-    if out_dtype in _COMPLEX:
-        re, im = xp.real(total) / count, xp.imag(total) / count
-        if redone:
-            re, im = _within_range(xp, re), _within_range(xp, im)
-        total = _complex(xp, re, im, work, a.device)
-    elif count != 1:  # (with count 1 the total might be x itself, as a sum over no axes)
-        total /= count  # in place: NumPy would turn a 0-d total into a scalar
-        if redone:
-            total = _within_range(xp, total)
-    return _rounded(xp, total, out_dtype)
+    if not _overflowed(xp, total):  # the common case
+        if out_dtype in _COMPLEX:
+            total = _complex(xp, xp.real(total) / count, xp.imag(total) / count, work, a.device)
+        elif count != 1:  # (with count 1 the total might be x itself, as a sum over no axes)
+            total /= count  # in place: NumPy would turn a 0-d total into a scalar
+        return _rounded(xp, total, out_dtype)
+    # A sum beyond the dtype's range, or of infinities or NaN: the mean
+    # itself lies within the range of x.
+    wide = engine_dtype(xp, _WIDE.get(out_dtype, out_dtype))
+    complex_ = out_dtype in _COMPLEX
+    if work != wide:
+        # Single precision: taken again in double, where it cannot overflow.
+        total = xp.sum(a, axis=axes, dtype=wide, keepdims=keepdims)
+        totals = (xp.real(total), xp.imag(total)) if complex_ else (total,)
+        means = [_within_range(xp, part / count, part, _SINGLE_MAX) for part in totals]
+    elif a.dtype == wide:
+        # Double precision: taken again scaled where it overflowed.
+        values = (xp.real(a), xp.imag(a)) if complex_ else (a,)
+        totals = (xp.real(total), xp.imag(total)) if complex_ else (total,)
+        means = [
+            _scaled_mean(xp, part, part_total, axes, keepdims, count)
+            for part, part_total in zip(values, totals, strict=True)
+        ]
+    else:
+        # Integers, or single precision summed in double: double holds
+        # their sums, so only infinities and NaN in x got here.
+        totals = (xp.real(total), xp.imag(total)) if complex_ else (total,)
+        means = [part / count for part in totals]
+    if complex_:
+        return _rounded(xp, _complex(xp, means[0], means[1], wide, a.device), out_dtype)
+    return _rounded(xp, means[0], out_dtype)
 
 
-def _within_range(xp: Any, means: Any) -> Any:
-    """Double-precision means of single-precision values, the finite ones
-    clipped to the single dtype's range: an exact mean lies between its
-    values, but a sum's rounding (relative ``count * 2**-53``) could carry
-    the mean of values near the largest past it, to infinity once rounded."""
-    return xp.where(xp.isfinite(means), xp.clip(means, -_SINGLE_MAX, _SINGLE_MAX), means)
+def _within_range(xp: Any, means: Any, totals: Any, largest: float) -> Any:
+    """``means``, their finite ``totals`` divided, clipped to the dtype's
+    range (``largest``): an exact mean lies between its values, but a sum's
+    rounding (relative ``count * 2**-53``) could carry the mean of values
+    near the largest past it, to infinity once rounded."""
+    return xp.where(xp.isfinite(totals), xp.clip(means, -largest, largest), means)
+
+
+def _scaled_mean(xp: Any, values: Any, totals: Any, axes: Any, keepdims: bool, count: int) -> Any:
+    """The means of the real double-precision ``values`` whose sums
+    ``totals`` are not all finite: those that are finite divided, the others
+    taken again from ``values * 2**-k`` with ``2**k > 2 * count``.
+
+    Scaled so, no partial sum can overflow (each is at most
+    ``count * 2**-k`` times float64's largest value, with its roundings).
+    Scaling by a power of two is exact, but for the values it takes below
+    float64's normal range: an absolute ``2**(k - 1075)`` each, nothing
+    beside the sum's error bound (about ``count * 2**-53`` times the sum of
+    the magnitudes, which is beyond float64's range here).
+    """
+    k = (2 * count).bit_length()
+    scaled = xp.sum(values * 2.0**-k, axis=axes, keepdims=keepdims)
+    means = _within_range(xp, (scaled / count) * 2.0**k, scaled, _DOUBLE_MAX)
+    return xp.where(xp.isfinite(totals), totals / count, means)
 
 
 def _check_correction(correction: Any, func: str) -> float:
@@ -664,12 +713,21 @@ def _variance(
     squares = _squared_deviations(xp, a, axes, keepdims, count, work)
     if work != wide and not _in_single_range(xp, squares, count):
         squares = _squared_deviations(xp, a, axes, keepdims, count, wide)
+    scale = None
+    if a.dtype == wide and count and not _in_range(xp, squares, count, _DOUBLE_MAX):
+        # Double-precision values whose squared deviations (or their mean)
+        # left float64's range: taken again scaled (_rescaled).
+        squares, scale = _rescaled(xp, a, axes, keepdims, count, squares)
     divisor = count - correction
     if divisor <= 0:
         result = xp.full_like(squares, math.nan)
     else:
         result = squares / divisor
-    return _rounded(xp, xp.sqrt(result) if root else result, out_dtype)
+    if root:
+        result = xp.sqrt(result)
+    if scale is not None:  # (each division by a power of two is exact, or rounds once)
+        result = result / scale if root else (result / scale) / scale
+    return _rounded(xp, result, out_dtype)
 
 
 def _squared_deviations(
@@ -703,10 +761,49 @@ def _in_single_range(xp: Any, squares: Any, count: int) -> bool:
     range (2**-126) keep only an absolute accuracy of 2**-150 each.  Double
     precision has neither problem for float32 values.
     """
-    smallest = count * _TINY_SQUARES
+    return _in_range(xp, squares, count, _SINGLE_MAX, _TINY_SQUARES)
+
+
+def _in_range(
+    xp: Any, squares: Any, count: int, largest: float, tiny: float = _TINY_DOUBLE_SQUARES
+) -> bool:
+    """Whether every sum of ``count`` squared deviations in ``squares`` lies
+    within ``[count * tiny, largest]`` (NaN does not)."""
+    smallest = count * tiny
     if squares.ndim == 0:  # (the common case, without engine calls)
-        return smallest <= float(squares) <= _SINGLE_MAX  # (NaN fails)
-    return bool(xp.all((squares >= smallest) & (squares <= _SINGLE_MAX)))
+        return smallest <= float(squares) <= largest  # (NaN fails)
+    return bool(xp.all((squares >= smallest) & (squares <= largest)))
+
+
+def _rescaled(
+    xp: Any, a: Any, axes: tuple[int, ...], keepdims: bool, count: int, squares: Any
+) -> tuple[Any, Any]:
+    """The sums of squared deviations of the float64 ``a`` over ``axes``
+    formed from ``a * scale`` instead, and ``scale`` (shaped as the sums),
+    where some sum in ``squares`` is not finite or is small; ``(squares,
+    None)`` where scaling would change nothing.
+
+    ``scale`` is a power of two for each result, chosen by its largest
+    magnitude ``M``: ``2**-600`` above ``2**480``, so that no deviation
+    (at most ``2**425``), square or sum overflows; ``2**600`` where ``M`` is
+    below ``2**-400`` but not 0, so that no nonzero value is subnormal; 1
+    between, where neither can happen: there a nonzero deviation is at
+    least ``2**-454`` (the values' spacing near ``M``) and the squares
+    overflow nowhere, so a sum below ``count * 2**-1020`` is 0, exactly,
+    and a sum that is not finite comes from an infinity or a NaN.  A value
+    that scaling by ``2**-600`` takes below the normal range is off by at
+    most ``2**-475``, nothing beside the mean's error there (at least
+    ``2**-53 * M``).
+    """
+    largest = xp.maximum(xp.max(a, axis=axes, keepdims=True), -xp.min(a, axis=axes, keepdims=True))
+    shrink = largest > _HUGE_SPREAD
+    grow = (largest < _TINY_SPREAD) & (largest > 0)
+    if not bool(xp.any(shrink | grow)):
+        return squares, None
+    one = xp.ones_like(largest)
+    scale = xp.where(shrink, one * 2.0**-600, xp.where(grow, one * 2.0**600, one))
+    squares = _squared_deviations(xp, a * scale, axes, keepdims, count, a.dtype)
+    return squares, xp.reshape(scale, squares.shape)
 
 
 def _spread(

@@ -308,3 +308,57 @@ def test_matrix_power_is_a_new_array():
     close(xp.linalg.matrix_power(x, 0), np.broadcast_to(np.eye(3), a.shape), xp.float64)
     close(xp.linalg.matrix_power(x, 3), np.linalg.matrix_power(a, 3), xp.float64, rtol=1e-9)
     close(xp.linalg.matrix_power(x, -2), np.linalg.matrix_power(a, -2), xp.float64, rtol=1e-9)
+
+
+# ---- vector_norm: no overflow or underflow on the way (docs/api/linalg.md) ----
+
+
+def _python_norm(values: list[complex], p: float) -> float:
+    """The ``p``-norm of ``values`` in Python floats, scaled by the largest
+    (p > 0) or smallest (p < 0) magnitude so that no power leaves float64's
+    range: an independent reference, within about ``n * 2**-52``."""
+    magnitudes = [math.hypot(v.real, v.imag) for v in values]
+    if p == math.inf:
+        return max(magnitudes)
+    if p == -math.inf:
+        return min(magnitudes)
+    scale = max(magnitudes) if p > 0 else min(magnitudes)
+    return scale * math.fsum((m / scale) ** p for m in magnitudes) ** (1 / p)
+
+
+#: Magnitudes whose squares, powers or sums leave the dtype's range while
+#: their norms of every order tested stay inside it.
+EXTREME_NORM_INPUTS = {
+    "float32": ([1e38, 1e36, 1e35], [1e-30, 3e-31, 2e-30], [1e-45, 3e-45, 1e-45, 1e-45]),
+    "float64": ([1e307, 1e305, 1e304], [1e-200, 4e-201, 3e-200], [5e-324, 1e-323, 5e-324]),
+}
+
+
+@pytest.mark.parametrize("ord", [2, 1, 3, 0.5, -1, -2, 10, math.inf, -math.inf])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_vector_norm_does_not_overflow_or_underflow_on_the_way(case, dtype, ord):
+    """Norms that fit the dtype though the squares, powers or sums of their
+    magnitudes do not (NumPy's and dlarray's own gave inf or 0 here), along
+    an axis of a reversed view too."""
+    real = "float32" if dtype in ("float32", "complex64") else "float64"
+    magnitudes = EXTREME_NORM_INPUTS[real][case]
+    if dtype.startswith("complex"):
+        # 3-4-5 triangles scaled by powers of two: exact parts and moduli.
+        step = float(np.finfo(real).smallest_subnormal)
+        scales = [max(math.ldexp(1.0, math.frexp(m)[1] - 3), step) for m in magnitudes]
+        values = np.array([complex(3 * t, -4 * t) for t in scales], dtype)
+    else:
+        values = np.array([(-1) ** i * m for i, m in enumerate(magnitudes)], dtype)
+    expected = _python_norm([complex(v) for v in values.tolist()], ord)
+    with np.errstate(all="ignore"):
+        assert math.isfinite(float(np.asarray(expected, real)))  # (the case's point)
+    tolerance = 2.0**-22 if real == "float32" else 2.0**-48
+    step = float(np.finfo(real).smallest_subnormal)  # (results below the normal range)
+    got = xp.linalg.vector_norm(arr(values), ord=ord)
+    assert got.dtype == getattr(xp, real)
+    assert float(got) == pytest.approx(expected, rel=tolerance, abs=step), (values, ord)
+    grid = np.stack([values[::-1], values[::-1]])  # rows reversed, read back reversed
+    rows = xp.linalg.vector_norm(arr(grid)[:, ::-1], axis=1, ord=ord, keepdims=True)
+    assert rows.shape == (2, 1)
+    assert host(rows).ravel().tolist() == pytest.approx([expected] * 2, rel=tolerance, abs=step)

@@ -859,3 +859,62 @@ def test_fused_sum_of_squares_answers_only_a_large_contiguous_float32_run():
     assert numpy_reductions.sum_of_squares(grid, (0,), False) is None  # one axis of two
     both = numpy_reductions.sum_of_squares(grid, (0, 1), True)
     assert both.shape == (1, 1) and float(both[0, 0]) == 120_000.0
+
+
+# ---- float64 means, variances and deviations: no overflow or underflow on the way ----
+
+#: Rows whose mean, variance or deviation fits float64 though their sum,
+#: deviations or squares do not (or fall below its normal range).
+SPREAD_ROWS = [
+    [1.5e308, 1.5e308, 1.5e308],
+    [1.5e308, -1.5e308, 1.5e308],
+    [1.7976931348623157e308, 1.7976931348623157e308, -1e308],
+    [1e-200, -1e-200, 3e-200],
+    [5e-324, 0.0, 1e-323],
+    [1e200, 3e200, -2e200],
+]
+
+
+@pytest.mark.parametrize("correction", [0, 1])
+@pytest.mark.parametrize("row", range(len(SPREAD_ROWS)))
+def test_float64_mean_var_std_do_not_overflow_or_underflow_on_the_way(row, correction):
+    """Each row on its own, and as the columns of a reversed view (axis=0,
+    keepdims): mean, var and std within their documented bounds of the
+    exact results (var infinite only where the exact one is beyond float64's
+    range).  Compared at the row's scale: everything times 2**-s, exactly
+    (the largest magnitude near 1), so that no reference overflows either."""
+    values = SPREAD_ROWS[row]
+    n = len(values)
+    scale = Fraction(2) ** -math.frexp(max(abs(v) for v in values))[1]
+    exact = [Fraction(v) * scale for v in values]
+    mean = sum(exact) / n
+    variance = sum((v - mean) ** 2 for v in exact) / (n - correction)
+    sigma = math.sqrt(variance)  # (variance near 1: within 2**-52 of the exact root)
+    mean_abs = float(sum(abs(v) for v in exact) / n)
+    delta = (n + 1) * U64 * mean_abs
+    var_bound = (n + 4) * U64 * float(variance) + n / (n - correction) * delta * delta
+    tiny = Fraction(5e-324)  # (results below the normal range round to its steps)
+    var_overflows = variance / scale**2 > Fraction(np.finfo(np.float64).max)
+    columns = np.stack([values[::-1]] * 2, axis=1)  # (n, 2), read back reversed
+    for a, axis in ((host(np.array(values)), None), (host(columns)[::-1], 0)):
+        keepdims = axis is not None
+        kw = {"axis": axis, "keepdims": keepdims}
+        got_mean = as_numpy(xp.mean(a, **kw)).ravel().tolist()
+        got_var = as_numpy(xp.var(a, correction=correction, **kw)).ravel().tolist()
+        got_std = as_numpy(xp.std(a, correction=correction, **kw)).ravel().tolist()
+        for m, v, s in zip(got_mean, got_var, got_std, strict=True):
+            assert math.isfinite(m) and math.isfinite(s), (values, m, s)
+            mean_error = abs(Fraction(m) * scale - mean)
+            mean_bound = Fraction(2 * U64 * float(abs(mean)) + (n - 1) * U64 * mean_abs)
+            assert mean_error <= mean_bound + tiny * scale, (values, m)
+            if var_overflows:
+                assert v == math.inf, (values, v)
+            else:
+                assert math.isfinite(v), (values, v)
+                var_error = abs(Fraction(v) * scale**2 - variance)
+                assert var_error <= Fraction(var_bound) + tiny * scale**2, (values, v)
+            std_bound = 4 * U64 * sigma + math.sqrt(var_bound)
+            assert abs(Fraction(s) * scale - Fraction(sigma)) <= std_bound + tiny * scale, (
+                values,
+                s,
+            )

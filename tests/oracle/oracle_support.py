@@ -8,6 +8,7 @@ product tree, and NumPy for IEEE semantics.  See README.md in this folder.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import importlib
 import itertools
@@ -161,11 +162,13 @@ def real_name(dtype: str) -> str:
 
 
 def overflow_threshold(dtype: str) -> float:
-    """The smallest magnitude that rounds to infinity in ``dtype``
-    (max + half an ulp; as a float64, or inf for float64 itself)."""
+    """The smallest magnitude that rounds to infinity in ``dtype`` (max +
+    half an ulp, as a float64); for float64 itself, whose threshold is no
+    float64, its largest value stands for it (an exact result within its
+    bound of the largest value may round to infinity)."""
     name = real_name(dtype)
     if name == "float64":
-        return math.inf
+        return float(np.finfo(np.float64).max)
     info = np.finfo(name)
     return float(info.max) + 2.0 ** (int(info.maxexp) - int(info.nmant) - 2)
 
@@ -243,6 +246,25 @@ def fill(kind: str, n: int, dtype: str, seed: int) -> np.ndarray:
         if dtype in COMPLEXES:
             return (values + 1j * np.roll(values, 1)).astype(dtype)
         return values.astype(dtype)
+
+
+#: Factors a whole input is scaled by, per real dtype: 1, towards its largest
+#: values (squares, powers, sums and deviations beyond the range) and its
+#: smallest (squares and powers below the range, subnormal inputs).
+SCALES = {
+    "float32": (1.0, 2.0**70, 2.0**120, 1e38, 2.0**-70, 2.0**-130, 2.0**-145),
+    "float64": (1.0, 2.0**520, 2.0**1000, 1e307, 2.0**-520, 2.0**-1030, 2.0**-1070),
+}
+
+
+def scaled(values: np.ndarray, factor: float) -> np.ndarray:
+    """``values`` times ``factor``, rounded once to their dtype (±inf beyond
+    it); ``values`` themselves where ``factor`` is 1."""
+    if factor == 1 or values.dtype.kind not in "fc":
+        return values
+    wide = np.complex128 if values.dtype.kind == "c" else np.float64
+    with np.errstate(all="ignore"):
+        return (values.astype(wide) * factor).astype(values.dtype)
 
 
 def place(values: np.ndarray, placements: list[tuple[int, Any]]) -> np.ndarray:
@@ -360,6 +382,15 @@ def abs_sum(values: np.ndarray) -> float:
         return math.inf
 
 
+def mean_magnitude(values: np.ndarray) -> float:
+    """The mean magnitude of the finite ``values`` among ``values``, at least
+    the exact one, without leaving float64's range (each magnitude divided
+    by their number first; a relative ``2**-52`` added for that rounding)."""
+    n = values.size
+    finite = np.abs(values[np.isfinite(values)].astype(np.float64))
+    return math.fsum((finite / n).tolist()) * (1 + 2.0**-52) if n else 0.0
+
+
 def exact_prefix_sums(values: np.ndarray) -> np.ndarray:
     """Every prefix sum of real ``values``, exact, rounded once to float64."""
     n = values.size
@@ -382,20 +413,34 @@ def exact_prefix_sums(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def exact_variance(values: np.ndarray, correction: float) -> float:
-    """The exact variance of real ``values`` (``n - correction`` divisor),
-    rounded once to float64."""
+def exact_variance_fraction(values: np.ndarray, correction: float) -> Fraction | None:
+    """The exact variance of the finite real ``values`` (``n - correction``
+    divisor); None where it is NaN (no elements, ``n - correction <= 0``,
+    infinities or NaN)."""
     n = values.size
-    if n == 0 or n - correction <= 0:
-        return math.nan
-    if not np.isfinite(values).all():
-        return math.nan
+    if n == 0 or n - correction <= 0 or not np.isfinite(values).all():
+        return None
     ints, low = scaled_integers(values)
     total = sum(ints)
     squares = sum(k * k for k in ints)
-    c = Fraction(correction)
     numerator = Fraction(n * squares - total * total, n) * Fraction(2) ** (2 * low)
-    return to_float(numerator / (n - c))
+    return numerator / (n - Fraction(correction))
+
+
+def exact_variance(values: np.ndarray, correction: float) -> float:
+    """The exact variance of real ``values`` (``n - correction`` divisor),
+    rounded once to float64 (±inf beyond its range)."""
+    variance = exact_variance_fraction(values, correction)
+    return math.nan if variance is None else to_float(variance)
+
+
+def exact_root(value: Fraction) -> float:
+    """The square root of the non-negative ``value``, rounded to float64
+    (from 60 significant digits: within a relative 10**-59 of correct
+    rounding), at any magnitude a Fraction holds."""
+    with decimal.localcontext(prec=60, Emax=10**7, Emin=-(10**7)):
+        root = (decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).sqrt()
+        return float(root)
 
 
 def product_tree(values: np.ndarray) -> tuple[float, int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from norm_oracle import check_vector_norm
 from oracle_support import CONSTANTS, THRESHOLDS, anchors
 from reduction_oracle import check_reduction
 
@@ -157,3 +158,58 @@ def test_products_that_leave_double_range_and_return(func, dtype, order):
     values = np.array(tiny + huge if order == "tiny first" else huge + tiny, dtype)
     problems = check_reduction(func, dtype, xp.asarray(values), values, None)
     assert not problems, "\n".join(problems)
+
+
+#: Issue R4: ``vector_norm`` gave inf or 0 where the norm fits, as NumPy
+#: does (squares and powers leaving the range on the way).  The issue's
+#: float32 inputs, their float64 and complex counterparts.
+NORM_CASES = [
+    ("float32", [3e38, 0.0], 2),
+    ("float32", [3e38, 0.0], 3),
+    ("float32", [3e38, 3e38], -2),
+    ("float32", [1e-30, 1e-30], -2),
+    ("float32", [1e-45] * 4, 2),
+    ("float64", [1e300, 1e300], 2),
+    ("float64", [1e200, 0.0], 3),
+    ("float64", [1e-200, 1e-200], -2),
+    ("float64", [1e-200] * 4, 2),
+    ("float64", [5e-324] * 4, 2),
+    ("complex64", [2e38 + 2e38j, 0.0], 2),
+    ("complex64", [2e38 + 2e38j, 1.0], 3),
+    ("complex128", [1e300 + 1e300j], 2),
+    ("complex128", [1e-200 + 1e-200j] * 3, -2),
+    ("complex128", [1e-310 + 1e-310j] * 3, 0.5),
+]
+
+
+@pytest.mark.parametrize(("dtype", "values", "p"), NORM_CASES, ids=str)
+def test_norms_that_fit(dtype, values, p):
+    array = np.array(values, dtype)
+    problems = check_vector_norm(dtype, xp.asarray(array), array, None, False, p)
+    assert not problems, "R4:\n" + "\n".join(problems)
+
+
+#: Issue R5: float64 ``mean``/``std``/``var`` gave inf where the result
+#: fits (sums and squared deviations beyond float64's range on the way),
+#: and ``std`` 0 for deviations whose squares underflow.
+SPREAD_CASES = [
+    ("mean", [1.5e308] * 3),
+    ("std", [1.5e308] * 3),
+    ("var", [1.5e308] * 3),
+    ("std", [1.5e308, -1.5e308]),
+    ("mean", [1.5e308 + 1e308j, 1.5e308 - 1e308j, 1.6e308 + 0j]),
+    ("std", [1e-200, -1e-200]),
+]
+
+
+@pytest.mark.parametrize("n", [None, LARGE - 1, LARGE + 1])
+@pytest.mark.parametrize(("func", "values"), SPREAD_CASES, ids=str)
+def test_spreads_that_fit(func, values, n):
+    """The issue's inputs, and as many copies as fill a run around the
+    largest threshold (the same mean and spread)."""
+    array = np.array(values)
+    if n is not None:
+        array = np.resize(array, n - n % array.size)
+    dtype = str(array.dtype)
+    problems = check_reduction(func, dtype, xp.asarray(array), array, None)
+    assert not problems, "R5:\n" + "\n".join(problems)

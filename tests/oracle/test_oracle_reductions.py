@@ -23,6 +23,7 @@ from oracle_support import (
     LAYOUTS,
     NUMERIC,
     REAL,
+    SCALES,
     SETTINGS,
     SIZES,
     THRESHOLDS,
@@ -31,6 +32,8 @@ from oracle_support import (
     fill,
     laid_out,
     place,
+    real_name,
+    scaled,
     specials,
 )
 from reduction_oracle import check_reduction
@@ -186,12 +189,13 @@ def test_threshold_sizes(func, data):
 
 
 @st.composite
-def shaped(draw, dtype):
+def shaped(draw, dtype, scale=1.0):
     """A small array of 0 to 3 dimensions (some of length 0 or 1), its
-    values adversarial, laid out C, Fortran, permuted, strided or reversed."""
+    values adversarial (times ``scale``), laid out C, Fortran, permuted,
+    strided or reversed."""
     shape = tuple(draw(st.lists(st.integers(0, 5), min_size=0, max_size=3)))
     n = math.prod(shape)
-    values = draw(adversarial(dtype, [n])).reshape(shape)
+    values = scaled(draw(adversarial(dtype, [n])), scale).reshape(shape)
     layout = draw(st.sampled_from(("C", "F", "permuted", "strided", "reversed")))
     if layout == "F" or (layout == "permuted" and values.ndim < 2):
         view = np.asfortranarray(values)
@@ -291,3 +295,27 @@ def test_dtype_argument(func, data):
         cast = view.astype(target)
     problems = check_reduction(func, target, a, cast, axis, dtype_argument=getattr(xp, target))
     assert not problems, f"{func}(x of {source}, dtype={target}):\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("func", ("mean", "var", "std"))
+@SETTINGS
+@given(data=st.data())
+def test_values_near_the_ends_of_the_range(func, data):
+    """The adversarial inputs scaled towards the largest values of their
+    dtype (sums, deviations and squares beyond its range, where the exact
+    mean, variance or deviation is not) and the smallest (squares below
+    it), at every threshold size in every layout: no infinity, NaN or
+    zero where the exact result is a finite nonzero number."""
+    dtypes = FLOATS + (COMPLEXES if func == "mean" else ())
+    dtype = data.draw(st.sampled_from(dtypes), "dtype")
+    factor = data.draw(st.sampled_from(SCALES[real_name(dtype)]), "scale")
+    values = scaled(data.draw(adversarial(dtype, SIZES), "values"), factor)
+    layout = data.draw(st.sampled_from(LAYOUTS), "layout")
+    a, view, axis = laid_out(values, layout)
+    kwargs = {"keepdims": data.draw(st.booleans(), "keepdims")}
+    if func in ("var", "std"):
+        kwargs["correction"] = data.draw(
+            st.sampled_from([0, 1] if values.size > 1 else [0]), "correction"
+        )
+    problems = check_reduction(func, dtype, a, view, axis, **kwargs)
+    assert not problems, "\n".join(problems)
