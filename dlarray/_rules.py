@@ -818,7 +818,10 @@ def normalize_axis(
         raise axis_type_error(axis, func, what, tuples)
     a = operator.index(axis)
     if not -ndim <= a < ndim:
-        raise AxisError(f"{func}: {what} {a} is out of range for an array with {ndim} axes")
+        valid = f"valid: {-ndim} to {ndim - 1}" if ndim else "a 0-d array has no axis"
+        raise AxisError(
+            f"{func}: {what} {a} is out of range for an array with {ndim} axes ({valid})"
+        )
     return a % ndim
 
 

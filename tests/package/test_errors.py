@@ -377,6 +377,24 @@ def test_error_type_and_message(call, exc, words):
         assert word in message, f"{word!r} missing from: {message}"
 
 
+def test_an_axis_out_of_range_says_which_axes_are_valid():
+    # (before: "sum: axis 2 is out of range for an array with 2 axes", no range)
+    matrix, scalar = dlarray.ones((2, 3)), dlarray.asarray(1.0)
+    for call, words in (
+        (lambda: dlarray.sum(matrix, axis=2), "sum: axis 2 is out of range for an array with "
+         "2 axes (valid: -2 to 1)"),
+        (lambda: dlarray.flip(matrix, axis=-3), "flip: axis -3 is out of range for an array "
+         "with 2 axes (valid: -2 to 1)"),
+        (lambda: dlarray.sum(scalar, axis=0), "sum: axis 0 is out of range for an array with "
+         "0 axes (a 0-d array has no axis)"),
+    ):  # fmt: skip
+        with pytest.raises(ValueError) as caught:
+            call()
+        # NumPy's AxisError is both, and so is dlarray's.
+        assert isinstance(caught.value, IndexError)
+        assert str(caught.value) == words
+
+
 def test_from_dlpack_of_non_producer_is_attribute_error():
     # The Python DLPack spec: a missing dunder is an AttributeError.
     with pytest.raises(AttributeError, match="no __dlpack__ method"):
