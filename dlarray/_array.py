@@ -590,8 +590,9 @@ class DLArray(_core.ArrayBase):
 
     # NumPy's ufuncs and functions called on DLArrays run dlarray's namespace
     # on the arrays' own device (NEP 13 and 18; dlarray._numpy_dispatch says
-    # what is covered).  NumPy arrays mixed in raise the operators' mixing
-    # TypeError (ndarray + x is numpy.add): convert with dlarray.asarray.
+    # what is covered).  A NumPy call with another array in it is NumPy's own
+    # (_numpy_dispatch.dlarray_runs: ndarray + x is numpy.add, and gives an
+    # ndarray); dlarray's own operators (x + ndarray) refuse mixing.
     __array_ufunc__ = array_ufunc
     __array_function__ = array_function
 
