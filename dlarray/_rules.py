@@ -681,18 +681,18 @@ def _listed(shapes: tuple[tuple[int, ...], ...]) -> str:
     return texts[0] if len(texts) == 1 else f"{', '.join(texts[:-1])} and {texts[-1]}"
 
 
-def broadcast_result(func: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+def broadcast_result(func: str, *shapes: tuple[int, ...], what: str = "shapes") -> tuple[int, ...]:
     """The shape ``shapes`` broadcast to by the standard's rules (aligned on
     their last axes, each pair of extents equal or one of them 1), or
     ``ValueError`` in dlarray's words (the shapes, "cannot be broadcast",
-    where they meet)."""
+    where they meet); ``what`` names the shapes ("the stack shapes")."""
     ndim = max((len(s) for s in shapes), default=0)
     result = [1] * ndim
     for shape in shapes:
         for i, extent in enumerate(shape, ndim - len(shape)):
             if extent != result[i] and extent != 1 and result[i] != 1:
                 raise ValueError(
-                    f"{func}: shapes {_listed(shapes)} do not broadcast together: they cannot "
+                    f"{func}: {what} {_listed(shapes)} do not broadcast together: they cannot "
                     f"be broadcast to one shape, as extents {result[i]} and {extent} meet on "
                     f"axis {i - ndim} (counting from the end; each pair must be equal, or one "
                     f"of them 1)"

@@ -31,12 +31,11 @@ from collections.abc import Callable
 from typing import Any
 
 from dlarray._api._operands import binary, unary
-from dlarray._api.manipulation import broadcast_shapes
 from dlarray._core import ArrayBase
 from dlarray._dtypes import DType, dtype_argument
 from dlarray._engine.numpy_engine import quiet
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
-from dlarray._rules import CATEGORIES, default_accumulation_dtype
+from dlarray._rules import CATEGORIES, broadcast_result, default_accumulation_dtype
 
 
 def array_arg(x: Any, category: str, func: str) -> Any:
@@ -80,13 +79,9 @@ def check_matrices(
 
 
 def broadcast_stacks(func: str, what: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape that ``shapes`` (the stack or batch shapes of the operands)
-    broadcast to; ``ValueError`` naming ``what`` does not broadcast."""
-    try:
-        return broadcast_shapes(*shapes)
-    except ValueError:
-        listed = " and ".join(str(s) for s in shapes)
-        raise ValueError(f"{func}: {what} {listed} do not broadcast") from None
+    """The shape that ``shapes`` (the stack or batch shapes of the operands,
+    named ``what``) broadcast to; ``ValueError`` saying where they cannot."""
+    return broadcast_result(func, *(tuple(s) for s in shapes), what=what)
 
 
 def int_arg(value: Any, func: str, name: str) -> int:

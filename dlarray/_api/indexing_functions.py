@@ -131,13 +131,17 @@ def take_along_axis(x: ArrayBase, indices: ArrayBase, /, *, axis: int = -1) -> A
             f"take_along_axis: indices must have as many axes as x ({x.ndim}), got {indices.ndim}"
         )
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
-    others = [
-        (n, m) for i, (n, m) in enumerate(zip(x.shape, indices.shape, strict=True)) if i != ax
+    clashes = [
+        (i, n, m)
+        for i, (n, m) in enumerate(zip(x.shape, indices.shape, strict=True))
+        if i != ax and n != m and 1 not in (n, m)
     ]
-    if any(n != m and 1 not in (n, m) for n, m in others):
+    if clashes:
+        i, n, m = clashes[0]
         raise ValueError(
-            f"take_along_axis: x of shape {x.shape} and indices of shape {indices.shape} do "
-            f"not broadcast on the axes other than {ax}"
+            f"take_along_axis: x of shape {x.shape} and indices of shape {indices.shape} "
+            f"cannot be broadcast together on the axes other than axis {ax}: extents {n} and "
+            f"{m} meet on axis {i} (each pair must be equal, or one of them 1)"
         )
     xp = namespace_of(a)
     positions = checked_indices(xp, idx, indices.dtype, x.shape[ax], "take_along_axis")

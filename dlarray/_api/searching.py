@@ -34,6 +34,7 @@ from dlarray._rules import (
     normalize_axes,
     normalize_axis,
     promote,
+    refuse_unbroadcastable,
     scalar_dtype,
 )
 
@@ -317,11 +318,9 @@ def where(
         kernel = _HOST_WHERE if type(cond) is FAST_PATH_ARRAY_TYPE else namespace_of(cond).where
         out = call(kernel, cond, a1, a2)
     except ValueError:
-        # where fails with ValueError only when the shapes do not broadcast.
-        raise ValueError(
-            f"where: shapes {condition.shape}, {_shape(x1)} and {_shape(x2)} do not "
-            f"broadcast together"
-        ) from None
+        # The shapes, when they are the cause, in dlarray's words.
+        refuse_unbroadcastable("where", condition.shape, _shape(x1), _shape(x2))
+        raise  # another value the engine refuses, in its words
     # a1 and a2 both have the result dtype already (a scalar operand is a
     # 0-d array or scalar of it), so this cast is only a safeguard.
     return out if out.dtype is dtype else cast(out, dtype)

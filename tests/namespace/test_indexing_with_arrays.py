@@ -200,6 +200,21 @@ def test_take_raises_index_error_out_of_range(indices):
         xp.take_along_axis(x, xp.concat([column, column]), axis=1)
 
 
+def test_take_along_axis_refuses_shapes_that_do_not_broadcast_off_the_axis():
+    x, _ = grid((2, 3))
+    indices = xp.zeros((3, 1), dtype=xp.int64)  # axis 0: 2 against 3
+    with pytest.raises(ValueError) as caught:
+        xp.take_along_axis(x, indices, axis=1)
+    assert str(caught.value) == (
+        "take_along_axis: x of shape (2, 3) and indices of shape (3, 1) cannot be broadcast "
+        "together on the axes other than axis 1: extents 2 and 3 meet on axis 0 (each pair "
+        "must be equal, or one of them 1)"
+    )
+    # Extents of 1 broadcast, as in NumPy.
+    got = xp.take_along_axis(x, xp.asarray([[2]]), axis=1)
+    np.testing.assert_array_equal(as_numpy(got), [[2], [5]])
+
+
 def test_take_and_take_along_axis_count_negative_indices_from_the_end():
     x, reference = grid((2, 3))
     got = xp.take(x, xp.asarray([-1, 0, -3], dtype=xp.int8), axis=1)

@@ -148,7 +148,9 @@ def test_where_broadcasts_and_promotes():
         np.array([[1.5] * 3, [1] * 3], np.float32),
         xp.float32,
     )
-    with pytest.raises(ValueError, match=r"shapes \(3,\), \(2,\) and \(\) do not broadcast"):
+    with pytest.raises(
+        ValueError, match=r"shapes \(3,\), \(2,\) and \(\) do not broadcast together: they cannot"
+    ):
         xp.where(xp.asarray([True, False, True]), xp.ones(2), 0.0)
     with pytest.raises(ValueError, match="broadcast"):
         xp.where(xp.asarray([True, False, True]), xp.ones(2), xp.ones(2))

@@ -893,6 +893,22 @@ OWN_WORDS = [
      lambda: dlarray.ones(3).__setitem__(dlarray.asarray([True, False, True]), dlarray.ones(3)),
      ValueError, "__setitem__: a value of shape (3,) cannot be broadcast to (2,)",
      "x[key] selects"),
+    ("where of shapes that do not broadcast",
+     lambda: dlarray.where(dlarray.asarray([True, False, True]), dlarray.ones(2), 0.0),
+     ValueError, "where: shapes (3,), (2,) and () do not broadcast together",
+     "cannot be broadcast to one shape, as extents 3 and 2 meet on axis -1"),
+    ("take_along_axis off its axis",
+     lambda: dlarray.take_along_axis(
+         dlarray.ones((2, 3)), dlarray.zeros((3, 3), dtype=dlarray.int64), axis=1),
+     ValueError, "take_along_axis: x of shape (2, 3) and indices of shape (3, 3) cannot be "
+     "broadcast together", "extents 2 and 3 meet on axis 0"),
+    ("matmul of stacks that do not broadcast",
+     lambda: dlarray.ones((2, 3, 3)) @ dlarray.ones((4, 3, 3)), ValueError,
+     "matmul: the stack shapes (2,) and (4,) do not broadcast together",
+     "cannot be broadcast to one shape, as extents 2 and 4 meet on axis -1"),
+    ("linalg.solve of stacks that do not broadcast",
+     lambda: dlarray.linalg.solve(dlarray.ones((2, 3, 3)), dlarray.ones((4, 3, 3))), ValueError,
+     "solve: the stack shapes (2,) and (4,) do not broadcast together", "cannot be broadcast"),
 ]  # fmt: skip
 
 
