@@ -30,6 +30,7 @@ import numpy as np
 
 import dlarray
 from dlarray import abi, subbyte
+from dlarray._install import install_command
 
 # ---- dtypes, by name ----
 
@@ -89,6 +90,16 @@ def _no_deviations(module: ModuleType) -> Deviations:
     return {}
 
 
+def module_version(module: ModuleType) -> str:
+    """``str(module.__version__)``, never raising: ``"unknown"`` when there is
+    none, and what went wrong when reading it raises (a broken library's
+    version object may)."""
+    try:
+        return str(getattr(module, "__version__", "unknown"))
+    except Exception as exc:  # any library's code runs here
+        return f"unknown (reading __version__ raises {type(exc).__name__})"
+
+
 def release(version: str) -> tuple[int, ...]:
     """The leading numbers of a version string: ``"2.13.0+cpu"`` -> ``(2, 13, 0)``."""
     numbers = []
@@ -108,7 +119,8 @@ class Peer:
     name : str
         The module to import, and the name shown.
     pip : str
-        What ``pip install`` takes to install it.
+        The distribution that provides the module (what ``pip install``
+        takes where no extra of dlarray's installs it).
     make : mapping of str to callable
         Memory kind -> :data:`Maker`: the kinds the peer allocates, tried
         as peer -> dlarray.
@@ -152,6 +164,10 @@ class Peer:
     probe_links : mapping of str to str
         A case of ``python -m dlarray probe`` (:mod:`dlarray._probe_cases`)
         -> the upstream issue about the peer's deviation in that case.
+    extra : str or None
+        The extra of dlarray's (pyproject.toml) that installs the peer with
+        what dlarray needs beside it (CuPy: the matching cuda-bindings);
+        None where a plain ``pip install`` of :attr:`pip` does.
     """
 
     name: str
@@ -173,6 +189,16 @@ class Peer:
     deviations: Callable[[ModuleType], Deviations] = field(default=_no_deviations)
     write_first: Callable[[Any], None] | None = None
     probe_links: Mapping[str, str] = field(default_factory=dict)
+    extra: str | None = None
+
+    @property
+    def install(self) -> str:
+        """The command that installs the peer here: dlarray's extra for it
+        (:func:`dlarray._install.install_command`), else ``pip install`` of
+        its distribution."""
+        if self.extra is not None:
+            return install_command(self.extra)
+        return f"pip install {self.pip}"
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -188,19 +214,23 @@ class Peer:
         return importlib.import_module(self.name)
 
     def try_import(self) -> ModuleType | None:
-        """The peer's module, or None when it is missing or breaks on import."""
+        """The peer's module, or None when it is missing or breaks on import.
+
+        In this process: a library that aborts or hangs on import takes the
+        caller with it.  ``python -m dlarray`` and its probe import peers in
+        child processes instead."""
         try:
             return self.import_module()
-        except Exception:  # ImportError, or a module that breaks while importing
+        except (Exception, SystemExit):  # ImportError, or a module that breaks while importing
             return None
 
     def version(self) -> str | None:
-        """The installed version (``"unknown"`` when the module has none),
-        or None when the peer does not import."""
+        """The installed version (:func:`module_version`), or None when the
+        peer does not import."""
         module = self.try_import()
         if module is None:
             return None
-        return str(getattr(module, "__version__", "unknown"))
+        return module_version(module)
 
 
 # ---- making arrays ----
@@ -396,6 +426,14 @@ def _tvm_ffi_deviations(tvm_ffi: ModuleType) -> Deviations:
 #: The DLPack 1.3 dtypes NumPy has no type for (without ml_dtypes' registration).
 _NUMPY_LACKS = ("bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES)
 
+#: NumPy 2.5 added a registry of DLPack dtypes (numpy.dtypes.register_dlpack_dtype,
+#: numpy#31256), and ml_dtypes 0.7, once imported, registers bfloat16 (code 4)
+#: and the eight fp8 types (codes 7-14) in it: NumPy then exports and imports
+#: them zero-copy, as ml_dtypes arrays.  fp6 and fp4 (codes 15-17), packed in
+#: DLPack but one byte per element in ml_dtypes, stay unregistered.
+NUMPY_HAS_DLPACK_REGISTRY = hasattr(np.dtypes, "register_dlpack_dtype")
+_NUMPY_REGISTERED = ("bfloat16", *FP8_DTYPES) if NUMPY_HAS_DLPACK_REGISTRY else ()
+
 SYCL_USM_KINDS = ("sycl", "sycl_shared", "sycl_host")
 CPU_AND_CUDA = ("cpu", "cuda")
 
@@ -411,9 +449,12 @@ PEERS: tuple[Peer, ...] = (
         consumer_name="numpy.from_dlpack",
         pointer=lambda a: int(a.__array_interface__["data"][0]),
         to_numpy=lambda a: a,
+        # bfloat16 and fp8 with NumPy >= 2.5 and ml_dtypes >= 0.7 imported.
+        dtypes=(*STANDARD_DTYPES, *_NUMPY_REGISTERED),
         mark_read_only=_numpy_read_only,
         write_first=_write_first,
-        # Other devices raise RuntimeError before NumPy 2.5, BufferError since.
+        # Other devices, dtypes and lanes raise RuntimeError before NumPy 2.5,
+        # BufferError since (a dtype registered by ml_dtypes imports).
         probe_links={
             "device_unknown": "https://github.com/numpy/numpy/pull/30937",
             "lanes_2": _NOT_BUFFER_ERROR,
@@ -480,7 +521,8 @@ PEERS: tuple[Peer, ...] = (
     ),
     Peer(
         "cupy",
-        pip="cupy-cuda12x",
+        pip="cupy-cuda13x",
+        extra="cupy",
         make={"cuda": _cupy_make},
         consumes=("cuda",),
         from_dlpack=lambda cupy: cupy.from_dlpack,
@@ -503,6 +545,7 @@ PEERS: tuple[Peer, ...] = (
         pointer=_dpnp_pointer,
         to_numpy=lambda a: a.asnumpy(),
         mark_read_only=_dpnp_read_only,
+        extra="dpnp",
     ),
     Peer(
         "tvm_ffi",

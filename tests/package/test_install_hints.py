@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 
 from dlarray import _install
 from dlarray._cuda import runtime as cuda_runtime
+from dlarray._peers import PEERS, SELF, peer_named
 
 
 class FakeDistribution:
@@ -118,3 +120,57 @@ def test_the_driver_probe_answers_for_this_machine():
     except OSError:
         loads = False
     assert cuda_runtime._driver_present() is loads
+
+
+# ---- the peers' install hints: pyproject.toml's extras are the one source ----
+
+
+def _extras() -> dict[str, list[str]]:
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extras: dict[str, list[str]] = tomllib.loads(pyproject.read_text())["project"][
+        "optional-dependencies"
+    ]
+    return extras
+
+
+def _distributions(requirements: list[str]) -> set[str]:
+    return {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+
+def test_each_cuda_extra_has_its_cuda_12_twin():
+    extras = _extras()
+    for extra, twin in _install.CUDA_12_TWINS.items():
+        assert extra in extras and twin in extras
+        # The same packages, built for the other CUDA major.
+        assert len(extras[extra]) == len(extras[twin])
+        assert ("cuda-bindings>=13" in extras[extra]) and ("cuda-bindings>=13" not in extras[twin])
+
+
+def test_a_peer_an_extra_installs_is_advised_by_that_extra():
+    # The probe advised `pip install cupy-cuda12x` where the extra installs
+    # cupy-cuda13x: the advice now comes from the extra.
+    extras = _extras()
+    with_extras = [p for p in (*PEERS, SELF) if p.extra is not None]
+    assert {p.name for p in with_extras} == {"cupy", "dpnp"}
+    for peer in with_extras:
+        assert peer.pip in _distributions(extras[peer.extra]), (peer.name, extras[peer.extra])
+        assert peer.install == _install.install_command(peer.extra)
+    assert peer_named("cupy").install.endswith(" (or [cupy12] on a CUDA 12 driver)")
+    assert "cupy-cuda12x" not in peer_named("cupy").install
+
+
+def test_a_peer_without_an_extra_is_its_distribution():
+    for peer in PEERS:
+        if peer.extra is None:
+            assert peer.install == f"pip install {peer.pip}"
+    assert peer_named("tvm_ffi").install == "pip install apache-tvm-ffi"
+
+
+def test_the_install_command_adds_the_cuda_12_twin(installed):
+    installed(None)
+    assert _install.install_command("cuda") == (
+        "pip install 'dlarray[cuda]' (or [cuda12] on a CUDA 12 driver)"
+    )
+    assert _install.install_command("ml-dtypes") == "pip install 'dlarray[ml-dtypes]'"
+    assert "ml-dtypes" in _extras()
