@@ -5,8 +5,12 @@ row and its imported module) in the probe's child process and returns an
 :class:`Outcome`: ``"ok"`` (the library does what the DLPack specification
 says), ``"deviation"`` (it does something else: wrong values, the wrong
 error, a write through a read-only import, a deleter not called exactly
-once) or ``"not supported"`` (it refuses with the error the specification
-names, for something the specification lets it refuse).
+once), ``"not supported"`` (it refuses with the error the specification
+names, for something the specification lets it refuse) or ``"needs
+package"`` (the case cannot be judged here without an optional package:
+bfloat16, fp8, fp6 and fp4 values are made and read back on NumPy's side
+as ml_dtypes arrays; the outcome names the package and its install
+command).
 
 *Consumer* cases hand the library's ``from_dlpack`` a :class:`ToyArray`, a
 producer whose capsules :class:`dlarray.abi.ToyProducer` builds field by
@@ -14,7 +18,12 @@ field (nonzero ``byte_offset``, negative strides, NULL strides, flags,
 versions, every DLPack 1.3 dtype, devices), then read the import back
 through the library's own API (``Peer.to_numpy``) and count the toy's
 deleter calls.  *Producer* cases read the library's own capsules with
-:func:`dlarray.abi.describe` and wrap its deleter in a counter.
+:func:`dlarray.abi.describe` (float32 arrays, and one array of each
+extended float type) and wrap its deleter in a counter.
+
+Messages are kept whole (the first line of an exception's message): the
+probe's text report wraps them at word boundaries, its JSON carries them
+as they are.
 
 :data:`CASES` lists them in the order they run; the parent process never
 runs one (a case may abort the process that runs it).
@@ -34,19 +43,44 @@ import numpy as np
 import dlarray
 from dlarray import abi
 from dlarray._dtypes import dtypes
-from dlarray._peers import Peer
+from dlarray._install import install_command
+from dlarray._peers import FP8_DTYPES, SUBBYTE_DTYPES, Peer
 
-OK, DEVIATION, NOT_SUPPORTED = "ok", "deviation", "not supported"
+OK, DEVIATION, NOT_SUPPORTED, NEEDS = "ok", "deviation", "not supported", "needs package"
 CPU = (1, 0)
+
+#: The dtypes whose values NumPy holds only as ml_dtypes arrays.
+ML_DTYPES_HOLDS = frozenset(("bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES))
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one case found: ``verdict`` (ok, deviation, not supported) and
-    ``observed``, what the library did, in a few words."""
+    """What one case found: ``verdict`` (ok, deviation, not supported, needs
+    package), ``observed``, what the library did, in a few words, and
+    ``needs``, the optional package a "needs package" outcome lacks."""
 
     verdict: str
     observed: str
+    needs: str | None = None
+
+
+def load_ml_dtypes() -> ModuleType | None:
+    """ml_dtypes, imported, or None where it is not installed.
+
+    Importing it registers its dtypes with NumPy, and on NumPy 2.5 or later
+    in NumPy's registry of DLPack dtypes too: the probe's child imports it
+    before the library, as a program exchanging bfloat16 would have."""
+    try:  # ml_dtypes is optional: imported lazily, in the probe's child
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes
+
+
+def _needs_ml_dtypes(what: str) -> Outcome:
+    return Outcome(
+        NEEDS, f"{what} needs ml_dtypes: {install_command('ml-dtypes')}", needs="ml_dtypes"
+    )
 
 
 @dataclass(frozen=True)
@@ -74,9 +108,10 @@ class Case:
     run: Callable[[Peer, ModuleType], Outcome]
 
 
-def _error(exc: BaseException) -> str:
+def error_line(exc: BaseException) -> str:
+    """``Type: first line of the message``, whole (later lines are backtraces)."""
     lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0][:90] if lines else ''}".rstrip(": ")
+    return f"{type(exc).__name__}: {lines[0].strip() if lines else ''}".rstrip(": ")
 
 
 # ---- the toy producer the consumer cases feed ----
@@ -149,6 +184,11 @@ class ToyArray:
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.device
 
+    def __repr__(self) -> str:
+        # Libraries quote their argument in errors; no address, so that a
+        # report says the same on every run.
+        return "<the probe's toy producer>"
+
     def drop(self) -> None:
         """Let the capsules go: unconsumed ones release their tensor now."""
         self._reused = None
@@ -205,15 +245,20 @@ def _reads(
     check_values: bool = True,
     refusal_ok: bool = False,
     read: bool = True,
+    held_by_ml_dtypes: bool = False,
 ) -> Callable[[Peer, ModuleType], Outcome]:
     """A case the library must import with the right values; refusing with
-    BufferError is "not supported" (``refusal_ok``: "ok")."""
+    BufferError is "not supported" (``refusal_ok``: "ok").
+    ``held_by_ml_dtypes``: reading the values back may go through NumPy,
+    which holds them only as ml_dtypes arrays."""
 
     def run(peer: Peer, module: ModuleType) -> Outcome:
         toy, expected = make()
         result, exc = _consume(peer, module, toy)
         if read or exc is not None:
-            verdict = _judge_read(peer, result, exc, expected, check_values, refusal_ok)
+            verdict = _judge_read(
+                peer, result, exc, expected, check_values, refusal_ok, held_by_ml_dtypes
+            )
         else:
             verdict = Outcome(OK, "imports it")
         del result, exc
@@ -229,15 +274,20 @@ def _judge_read(
     expected: np.ndarray,
     check_values: bool,
     refusal_ok: bool,
+    held_by_ml_dtypes: bool = False,
 ) -> Outcome:
     if isinstance(exc, BufferError):
-        return Outcome(OK if refusal_ok else NOT_SUPPORTED, f"refused: {_error(exc)}")
+        return Outcome(OK if refusal_ok else NOT_SUPPORTED, f"refused: {error_line(exc)}")
     if exc is not None:
-        return Outcome(DEVIATION, f"raises {_error(exc)}")
+        return Outcome(DEVIATION, f"raises {error_line(exc)}")
     try:
         got = peer.to_numpy(result)
     except Exception as read_exc:
-        return Outcome(DEVIATION, f"imports, but reading it raises {_error(read_exc)}")
+        # The library imported it; the probe's own read-back through NumPy
+        # lacks ml_dtypes: that says nothing about the library.
+        if held_by_ml_dtypes and load_ml_dtypes() is None:
+            return _needs_ml_dtypes("imports it; reading its values back through NumPy")
+        return Outcome(DEVIATION, f"imports, but reading it raises {error_line(read_exc)}")
     if not check_values:
         shape = tuple(np.shape(got))
         if shape[: len(expected.shape)] == expected.shape:
@@ -267,9 +317,9 @@ def _refuses(
         elif exc is None:
             verdict = Outcome(DEVIATION, "imports it")
         elif isinstance(exc, BufferError) or any_error:
-            verdict = Outcome(OK, f"refuses: {_error(exc)}")
+            verdict = Outcome(OK, f"refuses: {error_line(exc)}")
         else:
-            verdict = Outcome(DEVIATION, f"raises {_error(exc)}, not BufferError")
+            verdict = Outcome(DEVIATION, f"raises {error_line(exc)}, not BufferError")
         del result, exc
         return _finish(toy, verdict)
 
@@ -310,7 +360,7 @@ def _read_only(peer: Peer, module: ModuleType) -> Outcome:
                 peer.write_first(result)
                 refused = None
             except Exception as write_exc:
-                refused = _error(write_exc)
+                refused = error_line(write_exc)
             if memory[0] != 10.0:
                 verdict = Outcome(DEVIATION, "writes through the read-only import")
             elif refused is None:
@@ -327,7 +377,7 @@ def _asks_max_version(peer: Peer, module: ModuleType) -> Outcome:
     del result
     asked = toy.asked[0] if toy.asked else "nothing"
     if exc is not None:
-        verdict = Outcome(DEVIATION, f"raises {_error(exc)}")
+        verdict = Outcome(DEVIATION, f"raises {error_line(exc)}")
     elif isinstance(asked, tuple) and asked >= (1, 0):
         verdict = Outcome(OK, f"passes max_version={asked}")
     else:
@@ -366,7 +416,61 @@ def _dtype_case(name: str, triple: tuple[int, int, int]) -> Case:
         "consumer",
         f"an 8-element {name} tensor (DLPack type code {code}, {bits} bits)",
         "imports it with its values, or raises BufferError",
-        _reads(make, check_values=bits >= 8),
+        _reads(make, check_values=bits >= 8, held_by_ml_dtypes=name in ML_DTYPES_HOLDS),
+    )
+
+
+def _extended_values(ml_dtypes: ModuleType, name: str) -> np.ndarray:
+    """Eight ``name`` values as an ml_dtypes array (powers of two: every
+    extended type holds them, e8m0fnu included, rounded where it must)."""
+    values = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 0.125, 1.0]
+    return np.asarray(values, dtype=np.dtype(getattr(ml_dtypes, name)))
+
+
+def _export_dtype_case(name: str, triple: tuple[int, int, int]) -> Case:
+    code, bits, _ = triple
+
+    def run(peer: Peer, module: ModuleType) -> Outcome:
+        if "cpu" not in peer.make:
+            return Outcome(NOT_SUPPORTED, "makes no host arrays here")
+        ml_dtypes = load_ml_dtypes()
+        if ml_dtypes is None:
+            return _needs_ml_dtypes("making the values on NumPy's side")
+        host = _extended_values(ml_dtypes, name)
+        try:
+            array = peer.make["cpu"](module, host, dlarray.Device("cpu", 0))
+        except Exception as exc:
+            if name not in peer.dtypes:  # as its row in dlarray._peers says
+                return Outcome(NOT_SUPPORTED, "has no array of this type")
+            return Outcome(NOT_SUPPORTED, f"makes no array of this type: {error_line(exc)}")
+        try:
+            capsule = array.__dlpack__(max_version=(1, 3))
+        except BufferError as exc:
+            return Outcome(NOT_SUPPORTED, f"refused: {error_line(exc)}")
+        except Exception as exc:
+            return Outcome(DEVIATION, f"raises {error_line(exc)}, not BufferError")
+        d = abi.describe(capsule)
+        if d.dtype != triple or d.device != CPU or d.shape != host.shape:
+            return Outcome(
+                DEVIATION, f"exports dtype {d.dtype}, device {d.device}, shape {d.shape}"
+            )
+        if bits < 8:  # packed in DLPack, one per byte in ml_dtypes: only the type is checked
+            return Outcome(OK, f"exports DLPack type code {code}, {bits} bits (packed)")
+        if d.strides not in (None, (1,)):
+            return Outcome(DEVIATION, f"exports a compact array with strides {d.strides}")
+        exported = ctypes.string_at(d.data + d.byte_offset, host.nbytes)  # the capsule holds it
+        del capsule
+        if exported != host.tobytes():
+            return Outcome(DEVIATION, "exports other bytes than the array holds")
+        return Outcome(OK, f"exports DLPack type code {code}, {bits} bits, its own values")
+
+    return Case(
+        f"export_dtype_{name}",
+        "producer",
+        f"__dlpack__(max_version=(1, 3)) of 8 {name} values (DLPack type code {code}, "
+        f"{bits} bits), made from an ml_dtypes array",
+        "the type's DLPack code and bits, lanes 1, and the array's bytes; or BufferError",
+        run,
     )
 
 
@@ -396,9 +500,9 @@ def _producer(
         try:
             return check(peer, module, array)
         except BufferError as exc:
-            return Outcome(NOT_SUPPORTED, f"refused: {_error(exc)}")
+            return Outcome(NOT_SUPPORTED, f"refused: {error_line(exc)}")
         except Exception as exc:
-            return Outcome(DEVIATION, f"raises {_error(exc)}")
+            return Outcome(DEVIATION, f"raises {error_line(exc)}")
 
     return run
 
@@ -477,9 +581,9 @@ def _export_dl_device_foreign(peer: Peer, module: ModuleType, array: Any) -> Out
     try:
         d = _describe_call(array, max_version=(1, 3), dl_device=(99, 0))
     except BufferError as exc:
-        return Outcome(OK, f"refuses: {_error(exc)}")
+        return Outcome(OK, f"refuses: {error_line(exc)}")
     except Exception as exc:
-        return Outcome(DEVIATION, f"raises {_error(exc)}, not BufferError")
+        return Outcome(DEVIATION, f"raises {error_line(exc)}, not BufferError")
     return Outcome(DEVIATION, f"exports on device {d.device} when asked for (99, 0)")
 
 
@@ -763,4 +867,5 @@ CASES: tuple[Case, ...] = (
     *_consumer_cases(),
     *(_dtype_case(d.name, d.dlpack) for d in dtypes()),
     *_producer_cases(),
+    *(_export_dtype_case(d.name, d.dlpack) for d in dtypes() if d.name in ML_DTYPES_HOLDS),
 )

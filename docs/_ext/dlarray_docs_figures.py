@@ -1367,13 +1367,24 @@ def probe_fragments(srcdir: Path) -> dict[str, str]:
         f" at commit {about.get('commit', '?')}: {versions}; {data['python']} on "
         f"{data['platform']}; {data['duration_s']} s. {about.get('note', '')}\n"
     )
+    # "needs package" (a case the run could not judge without ml_dtypes) gets
+    # a column only when some case has it: the pinned run has ml_dtypes.
+    verdicts = [
+        v
+        for v in _VERDICTS
+        if v != "needs package" or any(lib["summary"].get(v) for lib in libraries.values())
+    ]
     summary = md_table(
-        ("library", "version", "ok", "deviation", "not supported"),
+        ("library", "version", *verdicts),
         [
-            (name, lib.get("version", "?"), *(lib["summary"][v] for v in _VERDICTS))
+            (
+                name,
+                lib.get("version") or f"does not import ({lib.get('import_error', '?')})",
+                *(lib["summary"].get(v, 0) for v in verdicts),
+            )
             for name, lib in libraries.items()
         ],
-        "llrrr",
+        "ll" + "r" * len(verdicts),
     )
     deviations = _probe_rows(libraries, "deviation")
     not_supported = _probe_rows(libraries, "not supported")
@@ -1394,7 +1405,7 @@ def probe_fragments(srcdir: Path) -> dict[str, str]:
     }
 
 
-_VERDICTS = ("ok", "deviation", "not supported")
+_VERDICTS = ("ok", "deviation", "not supported", "needs package")
 
 
 def _probe_rows(libraries: dict[str, Any], verdict: str) -> list[tuple[str, ...]]:

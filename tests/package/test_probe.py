@@ -9,6 +9,8 @@ the committed ones, so an upstream fix shows up as a changed row.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
 import os
 import subprocess
@@ -20,12 +22,20 @@ from typing import Any
 import pytest
 
 from dlarray import _probe
-from dlarray._peers import PEERS, SELF
-from dlarray._probe_cases import CASES
+from dlarray._install import install_command
+from dlarray._peers import (
+    FP8_DTYPES,
+    NUMPY_HAS_DLPACK_REGISTRY,
+    PEERS,
+    SELF,
+    SUBBYTE_DTYPES,
+    peer_named,
+)
+from dlarray._probe_cases import CASES, ML_DTYPES_HOLDS, load_ml_dtypes
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = json.loads((REPO / "docs" / "_data" / "probe.json").read_text())
-VERDICTS = {"ok", "deviation", "not supported"}
+VERDICTS = {"ok", "deviation", "not supported", "needs package"}
 
 
 def probe(
@@ -57,21 +67,23 @@ def outcomes(library: dict[str, Any]) -> dict[str, str]:
 
 def test_json_schema(report: dict[str, Any]) -> None:
     assert set(report) == {
-        "dlarray_version", "dlpack_version", "python", "platform", "cases", "libraries",
-        "skipped", "duration_s",
+        "dlarray_version", "dlpack_version", "python", "platform", "ml_dtypes", "timeout_s",
+        "cases", "libraries", "skipped", "duration_s",
     }  # fmt: skip
     assert [c["name"] for c in report["cases"]] == [c.name for c in CASES]
     assert {c["role"] for c in report["cases"]} == {"consumer", "producer"}
     assert set(report["libraries"]) == {"dlarray", "numpy"}
+    assert report["timeout_s"] == _probe.TIMEOUT_S
     for library in report["libraries"].values():
         assert isinstance(library["version"], str)
         assert [r["case"] for r in library["results"]] == [c.name for c in CASES]
         for r in library["results"]:
-            assert set(r) == {"case", "role", "verdict", "observed", "spec", "link"}
+            assert set(r) == {"case", "role", "verdict", "observed", "spec", "link", "needs"}
             assert r["verdict"] in VERDICTS and r["observed"]
             assert r["link"] is None or (
                 r["verdict"] == "deviation" and r["link"].startswith("https://")
             )
+            assert (r["needs"] is not None) == (r["verdict"] == "needs package")
         counts = {v: list(outcomes(library).values()).count(v) for v in VERDICTS}
         assert library["summary"] == counts
 
@@ -97,6 +109,32 @@ def test_numpy_real_outcomes(report: dict[str, Any]) -> None:
     assert results["export_copy_true"]["observed"] == "copies and sets IS_COPIED"
 
 
+def test_numpy_extended_floats_as_this_numpy_does(report: dict[str, Any]) -> None:
+    # NumPy 2.5's registry of DLPack dtypes, filled by ml_dtypes (>= 0.7) on
+    # import, exchanges bfloat16 and fp8 both ways; fp6/fp4 (packed in
+    # DLPack, a byte each in ml_dtypes) stay out.  NumPy 2.4 has no registry:
+    # it exports none of them (BufferError) and imports none (RuntimeError).
+    results = {r["case"]: r for r in report["libraries"]["numpy"]["results"]}
+    registered = ("bfloat16", *FP8_DTYPES)
+    if load_ml_dtypes() is None:
+        pytest.skip("ml_dtypes is not installed here (pip install ml_dtypes)")
+    for name in (*registered, *SUBBYTE_DTYPES):
+        imported, exported = results[f"dtype_{name}"], results[f"export_dtype_{name}"]
+        if NUMPY_HAS_DLPACK_REGISTRY and name in registered:
+            assert imported["verdict"] == "ok", imported
+            assert imported["observed"] == "reads the right values"
+            assert exported["verdict"] == "ok", exported
+            assert exported["observed"].startswith("exports DLPack type code ")
+        elif NUMPY_HAS_DLPACK_REGISTRY:
+            assert imported["verdict"] == exported["verdict"] == "not supported"
+            assert imported["observed"].startswith("refused: BufferError: ")
+        else:
+            assert imported["verdict"] == "deviation", imported
+            assert imported["observed"] == "raises RuntimeError: Unsupported dtype in DLTensor."
+            assert exported["verdict"] == "not supported", exported
+            assert exported["observed"].startswith("refused: BufferError: ")
+
+
 def test_text_report(tmp_path: Path) -> None:
     done = probe("--library", "numpy", "--case", "byte_offset_*", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
@@ -110,10 +148,17 @@ def test_skipped_libraries_are_named() -> None:
     names = [p.name for p in PEERS if not p.installed()]
     report = _probe.probe(names=names)  # spawns no child: none is installed
     assert report["libraries"] == {}
-    for name in names:
-        assert (
-            "not installed" in report["skipped"][name] or "host memory" in report["skipped"][name]
-        )
+    for peer in PEERS:
+        if peer.name in names:
+            # The command that installs it (dlarray's extra for CuPy and dpnp).
+            assert report["skipped"][peer.name] == f"not installed ({peer.install})"
+
+
+def test_a_peer_installed_by_an_extra_is_advised_by_that_extra() -> None:
+    fake_cupy = dataclasses.replace(peer_named("cupy"), name="no_such_cupy_module")
+    assert _probe._skip_reason(fake_cupy) == f"not installed ({install_command('cupy')})"
+    assert "[cupy12]" in _probe._skip_reason(fake_cupy)
+    assert "cupy-cuda12x" not in _probe._skip_reason(fake_cupy)  # the CUDA 12 wheel, before
 
 
 ABORTING_PEER = """
@@ -155,6 +200,118 @@ def test_an_abort_is_reported_and_the_next_case_runs(tmp_path: Path) -> None:
     assert found["byte_offset_1d"]["verdict"] == found["zero_d"]["verdict"] == "ok"
 
 
+# ---- without ml_dtypes: what a plain `pip install dlarray` gives ----
+
+#: Hides ml_dtypes from every process started with it on PYTHONPATH (the
+#: probe's children too), as if it were not installed.
+NO_ML_DTYPES = 'import sys\nsys.modules["ml_dtypes"] = None  # as if not installed\n'
+
+
+def without_ml_dtypes(folder: Path) -> dict[str, str]:
+    (folder / "sitecustomize.py").write_text(NO_ML_DTYPES)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")])
+    return env
+
+
+def test_without_ml_dtypes_dlarray_has_no_deviation(tmp_path: Path) -> None:
+    # Issue 42: a plain install reported 12 deviations for dlarray itself,
+    # each "imports, but reading it raises TypeError: ... need the ml_dtypes
+    # package for NumPy to hold them; ins" (cut mid-word).
+    env = without_ml_dtypes(tmp_path)
+    done = probe("--json", "--library", "dlarray", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["ml_dtypes"] is None
+    dlarray_row = report["libraries"]["dlarray"]
+    needs = {r["case"] for r in dlarray_row["results"] if r["verdict"] == "needs package"}
+    # The cases of the types NumPy holds only through ml_dtypes, and only those.
+    extended = {c.name for c in CASES if c.name.removeprefix("export_").removeprefix("dtype_")
+                in ML_DTYPES_HOLDS}  # fmt: skip
+    assert needs == extended
+    assert dlarray_row["summary"] == {
+        "ok": len(CASES) - len(extended), "deviation": 0, "not supported": 0,
+        "needs package": len(extended),
+    }  # fmt: skip
+    for r in dlarray_row["results"]:
+        if r["verdict"] == "needs package":
+            assert r["needs"] == "ml_dtypes"
+            assert r["observed"].endswith(f"needs ml_dtypes: {install_command('ml-dtypes')}")
+    text = probe("--library", "dlarray", cwd=tmp_path, env=env).stdout
+    assert ", without ml_dtypes (" in text.splitlines()[0]
+    assert (
+        f"dlarray {report['dlarray_version']}: {len(CASES) - len(extended)} ok, 0 deviations, "
+        f"0 not supported, {len(extended)} need a package"
+    ) in text.splitlines()
+    assert "deviations:" not in text and "\nneed a package:\n" in text
+    # docs/interop.md quotes that line.
+    interop = " ".join((REPO / "docs" / "interop.md").read_text().split())
+    quoted = (
+        f"`{len(CASES) - len(extended)} ok, 0 deviations, 0 not supported, "
+        f"{len(extended)} need a package`"
+    )
+    assert quoted in interop
+
+
+def test_the_text_report_wraps_messages_whole(report: dict[str, Any]) -> None:
+    text = _probe.format_report(report)
+    flat = " ".join(text.split())
+    for library in report["libraries"].values():
+        for r in library["results"]:
+            if r["verdict"] != "ok":
+                assert " ".join(r["observed"].split()) in flat, r
+    for line in text.splitlines():
+        assert len(line) <= _probe.WIDTH or " " not in line.strip(), line
+
+
+LONG_MESSAGE_PEER = """
+import dataclasses
+
+from dlarray._peers import SELF
+
+SAID = "refused " + " ".join(f"reason{i}" for i in range(40))
+
+
+def from_dlpack(module):
+    def consume(x):
+        raise BufferError(SAID)
+    return consume
+
+
+PEERS = (dataclasses.replace(SELF, name="probe_long_message_peer", from_dlpack=from_dlpack),)
+"""
+
+
+def test_a_long_message_is_kept_whole(tmp_path: Path) -> None:
+    # The probe cut every message at 90 characters, mid-word.
+    (tmp_path / "probe_long_message_peer.py").write_text(textwrap.dedent(LONG_MESSAGE_PEER))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    table = ("--peer-table", "probe_long_message_peer:PEERS", "--case", "versioned")
+    done = probe("--json", *table, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)["libraries"]["probe_long_message_peer"]["results"]
+    said = "refused " + " ".join(f"reason{i}" for i in range(40))
+    assert result["observed"] == f"refused: BufferError: {said}"
+    text = probe(*table, cwd=tmp_path, env=env).stdout
+    assert f"refused: BufferError: {said}" in " ".join(text.split())
+
+
+def test_the_docs_tables_keep_messages_whole() -> None:
+    # The tables interop.md includes, rendered from the committed run.
+    sys.path.insert(0, str(REPO / "docs" / "_ext"))
+    try:
+        figures = importlib.import_module("dlarray_docs_figures")
+    finally:
+        sys.path.remove(str(REPO / "docs" / "_ext"))
+    fragments = figures.probe_fragments(REPO / "docs")
+    tables = fragments["probe_deviations.md"] + fragments["probe_not_supported.md"]
+    for library in COMMITTED["libraries"].values():
+        for r in library["results"]:
+            if r["verdict"] in ("deviation", "not supported"):
+                assert figures._cell(r["observed"]) in tables, r
+
+
 # ---- the pins: the committed run, per library at its committed version ----
 
 LIBRARIES = {p.name: p for p in (SELF, *PEERS)}
@@ -164,10 +321,20 @@ LIBRARIES = {p.name: p for p in (SELF, *PEERS)}
 def test_committed_outcomes_still_hold(name: str, tmp_path: Path) -> None:
     peer = LIBRARIES[name]
     if not peer.installed():
-        pytest.skip(f"{peer.pip} is not installed (pip install {peer.pip})")
+        # Worded as tests/conftest.py's skip summary reads it: the module's name.
+        pytest.skip(f"{name} is not installed ({peer.install})")
     committed = COMMITTED["libraries"][name]
     if name != "dlarray" and peer.version() != committed["version"]:
-        pytest.skip(f"{name} {peer.version()} installed; the pins are for {committed['version']}")
+        pinned = committed["version"].split("+")[0]
+        pytest.skip(
+            f"{name} {peer.version()} installed; the pins are for {committed['version']} "
+            f"(pip install '{peer.pip}=={pinned}')"
+        )
+    if COMMITTED["ml_dtypes"] and load_ml_dtypes() is None:
+        pytest.skip(
+            f"the committed run had ml_dtypes {COMMITTED['ml_dtypes']}, this environment has "
+            f"none ({install_command('ml-dtypes')})"
+        )
     done = probe("--json", "--library", name, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     now = json.loads(done.stdout)["libraries"][name]
