@@ -1,4 +1,12 @@
-"""``python -m dlarray`` and ``benchmarks/bench_exchange.py``, run as a user runs them."""
+"""``python -m dlarray`` and ``benchmarks/bench_exchange.py``, run as a user runs them.
+
+The doctor runs each peer in a child process; tests that hand it peers of
+their own write them as a table module on a temporary PYTHONPATH
+(``--peer-table module:PEERS``), which the children import too.  Fake
+peers that break on import (a ``torch`` package that aborts, exits, hangs,
+or whose version cannot be read) shadow the real one on PYTHONPATH, and
+both tools, the doctor and the probe, must survive them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,8 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +25,48 @@ import pytest
 
 import dlarray
 from dlarray import __main__ as cli
+from dlarray import _probe
 from dlarray._cuda.runtime import CUDAUnavailableError
 
 REPO = Path(__file__).resolve().parents[2]
 KINDS = ("cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host")
 
 
-def run(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     # Run outside the source tree, so that `python -m dlarray` imports the
     # installed package (with its compiled core) as a user's would.
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+def on_pythonpath(folder: Path) -> dict[str, str]:
+    """This process's environment with ``folder`` first on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")])
+    return env
+
+
+@pytest.fixture
+def peer_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``peer_table(source)`` writes a module defining ``PEERS`` where this
+    process and the doctor's children import it; returns ``--peer-table``'s
+    ``module:PEERS``."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", on_pythonpath(tmp_path)["PYTHONPATH"])
+    written: list[str] = []
+
+    def write(source: str) -> str:
+        name = f"doctor_peer_table_{len(written)}_{os.getpid()}"
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+        written.append(name)
+        return f"{name}:PEERS"
+
+    yield write
+    for name in written:
+        sys.modules.pop(name, None)
 
 
 def table_rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
@@ -150,16 +190,29 @@ def test_exchanges_through_a_c_exchange_table_say_so(
     assert found["route"] == "table"
 
 
-def _refuse_device_memory(x: Any) -> Any:
-    import numpy
+REFUSING_TABLE = """
+import dataclasses
 
+import numpy
+
+from dlarray._peers import peer_named
+
+
+def _refuse_device_memory(x):
     if x.__dlpack_device__()[0] != 1:  # anything but kDLCPU
         raise BufferError("refused on purpose")
     return numpy.from_dlpack(x)
 
 
+PEERS = (
+    dataclasses.replace(peer_named("numpy"), from_dlpack=lambda module: _refuse_device_memory),
+    dataclasses.replace(peer_named("numpy"), name="no_such_peer_library"),
+)
+"""
+
+
 def test_a_failure_on_a_device_kind_sets_exit_status(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], peer_table: Any
 ) -> None:
     # Pretend pinned CUDA memory exists, and no other memory but the host's
     # (whatever this machine has).  Without a GPU dlarray cannot allocate it;
@@ -167,10 +220,8 @@ def test_a_failure_on_a_device_kind_sets_exit_status(
     for kind in cli.DEVICE_PROBES.keys() - {"cpu"}:
         monkeypatch.setitem(cli.DEVICE_PROBES, kind, list)
     monkeypatch.setitem(cli.DEVICE_PROBES, "cuda_host", lambda: [dlarray.Device("cuda_host")])
-    refusing = dataclasses.replace(cli.PEERS[0], from_dlpack=lambda module: _refuse_device_memory)
-    absent = dataclasses.replace(cli.PEERS[0], name="no_such_peer_library")
-    monkeypatch.setattr(cli, "PEERS", (refusing, absent))
-    assert cli.main(["--repeats", "2"]) == 1
+    table = peer_table(REFUSING_TABLE)
+    assert cli.main(["--repeats", "2", "--peer-table", table]) == 1
     out = capsys.readouterr().out
     rows = table_rows(out)
     assert set(rows) == {
@@ -185,15 +236,22 @@ def test_a_failure_on_a_device_kind_sets_exit_status(
     assert "1 of 3 exchanges FAILED" in out
 
 
-def test_a_cpu_failure_names_the_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    def refuse(x: object) -> object:
-        raise BufferError("refused on purpose")
+def test_a_cpu_failure_names_the_error(capsys: pytest.CaptureFixture[str], peer_table: Any) -> None:
+    table = peer_table(
+        """
+        import dataclasses
 
-    broken = dataclasses.replace(cli.PEERS[0], from_dlpack=lambda module: refuse)
-    monkeypatch.setattr(cli, "PEERS", (broken,))
-    assert cli.main(["--repeats", "2", "--json"]) == 1
+        from dlarray._peers import peer_named
+
+
+        def refuse(x):
+            raise BufferError("refused on purpose")
+
+
+        PEERS = (dataclasses.replace(peer_named("numpy"), from_dlpack=lambda module: refuse),)
+        """
+    )
+    assert cli.main(["--repeats", "2", "--json", "--peer-table", table]) == 1
     report = json.loads(capsys.readouterr().out)
     failed = exchange(report, "dlarray -> numpy", "cpu:0")
     assert failed["ok"] is False
@@ -201,17 +259,54 @@ def test_a_cpu_failure_names_the_error(
     assert report["ok"] is False
 
 
-def test_a_peer_without_a_device_here_has_no_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_error_message_is_kept_whole(
+    capsys: pytest.CaptureFixture[str], peer_table: Any
+) -> None:
+    # It was cut at 100 characters, mid-word; the text report wraps it
+    # between words instead.
+    said = "refused " + " ".join(f"word{i}" for i in range(60))
+    table = peer_table(
+        f"""
+        import dataclasses
+
+        from dlarray._peers import peer_named
+
+
+        def refuse(x):
+            raise BufferError({said!r})
+
+
+        PEERS = (dataclasses.replace(peer_named("numpy"), from_dlpack=lambda module: refuse),)
+        """
+    )
+    assert cli.main(["--repeats", "2", "--json", "--peer-table", table]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert exchange(report, "dlarray -> numpy", "cpu:0")["error"] == f"BufferError: {said}"
+    text = cli.format_table(report)
+    assert f"dlarray -> numpy on cpu:0: BufferError: {said}" in " ".join(text.split())
+    assert max(map(len, text.splitlines())) <= _probe.WIDTH
+
+
+def test_a_peer_without_a_device_here_has_no_rows(
+    monkeypatch: pytest.MonkeyPatch, peer_table: Any
+) -> None:
     def no_gpu() -> list[dlarray.Device]:
         raise CUDAUnavailableError("no GPU in this test\nsecond line")
 
     monkeypatch.setitem(cli.DEVICE_PROBES, "cuda", no_gpu)
-    numpy_peer = cli.PEERS[0]
-    gpu_only = dataclasses.replace(
-        numpy_peer, make={"cuda": numpy_peer.make["cpu"]}, consumes=("cuda",)
+    table = peer_table(
+        """
+        import dataclasses
+
+        from dlarray._peers import peer_named
+
+        _numpy = peer_named("numpy")
+        PEERS = (
+            dataclasses.replace(_numpy, make={"cuda": _numpy.make["cpu"]}, consumes=("cuda",)),
+        )
+        """
     )
-    monkeypatch.setattr(cli, "PEERS", (gpu_only,))
-    report = cli.survey(repeats=2)
+    report = cli.survey(repeats=2, table=table)
     assert report["exchanges"] == []
     assert report["peers_without_device"] == {"numpy": ["cuda"]}
     assert report["devices"]["cuda"] == {"devices": [], "reason": "no GPU in this test"}
@@ -337,3 +432,178 @@ def test_the_docs_show_the_doctors_real_columns_and_legend(page: str) -> None:
         assert ns.isdigit()
     legend_at = example.index(cli.LEGEND[0])
     assert tuple(example[legend_at : legend_at + len(cli.LEGEND)]) == cli.LEGEND
+
+
+# ---- the doctor's pointers: --help, the probe, what to install ----
+
+
+def test_help_names_the_probe(tmp_path: Path) -> None:
+    done = run("-m", "dlarray", "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "python -m dlarray probe" in done.stdout
+    assert "--timeout" in done.stdout
+
+
+def test_the_report_ends_pointing_to_the_probe(json_report: dict[str, Any]) -> None:
+    text = cli.format_table(json_report)
+    assert text.splitlines()[-1].endswith("python -m dlarray probe")
+
+
+def test_every_kind_without_devices_has_a_short_hint(json_report: dict[str, Any]) -> None:
+    devices, hints = json_report["devices"], json_report["device_hints"]
+    assert set(hints) == {kind for kind, found in devices.items() if not found["devices"]}
+    for kind, hint in hints.items():
+        # What to install, as this installation installs it.
+        extra = "cuda" if kind.startswith("cuda") else "sycl-cpu"
+        assert f"[{extra}]" in hint and "pip install" in hint, (kind, hint)
+    text = cli.format_table(json_report)
+    lines = text.splitlines()
+    for kind in hints:
+        # The kind's line says why there are none, in a few words, and the
+        # next line what would get it some.
+        (line,) = [i for i, t in enumerate(lines) if kind in t.strip().split(": ")[0].split(", ")]
+        hint_at = next(i for i in range(line, len(lines)) if "to get them: " in lines[i])
+        assert hint_at - line <= 2, text
+    # The CUDA reason was a 300-character line; no line is longer than the width now.
+    assert max(map(len, text.splitlines())) <= _probe.WIDTH, text
+
+
+# ---- peers that break on import: both tools survive them ----
+
+FAKE_TORCH = {
+    "aborts": "import os\nos.abort()\n",
+    "exits": "raise SystemExit(3)\n",
+    "hangs": "import time\nwhile True:\n    time.sleep(60)\n",
+    "bad_version": (
+        "class _Version:\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no version today')\n"
+        "__version__ = _Version()\n"
+    ),
+}
+#: What each tool says about the fake torch: "does not import (...)".
+DOES_NOT_IMPORT = {
+    "aborts": "aborts the process (SIGABRT)",
+    "exits": "raises SystemExit: 3",
+    "hangs": "hangs (no answer in {limit:g} s)",
+}
+HANG_LIMIT_S = 10.0  # the hanging fake's time limit; the others keep the default
+
+
+def fake_torch(kind: str, folder: Path) -> dict[str, str]:
+    """An environment where ``import torch`` finds the fake of ``kind``."""
+    (folder / "torch").mkdir()
+    (folder / "torch" / "__init__.py").write_text(FAKE_TORCH[kind])
+    env = on_pythonpath(folder)
+    if kind == "hangs":
+        env[_probe.TIMEOUT_VARIABLE] = f"{HANG_LIMIT_S:g}"
+    (folder / "only_torch.py").write_text(
+        "from dlarray._peers import peer_named\nPEERS = (peer_named('torch'),)\n"
+    )
+    return env
+
+
+def run_both_tools(
+    kind: str, folder: Path
+) -> dict[str, tuple[subprocess.CompletedProcess[str], float]]:
+    """The doctor and the probe, as text and as JSON, side by side (each
+    with its wall time), with the fake torch of ``kind`` installed.  Only
+    the doctor with the aborting fake surveys every peer (the others, the
+    fake alone: its import is what is tested, and the hanging one's clock
+    must not run while other peers import)."""
+    env = fake_torch(kind, folder)
+    table = [] if kind == "aborts" else ["--peer-table", "only_torch:PEERS"]
+    probe = ["probe", "--library", "torch", "--case", "byte_offset_*", "--case", "export_legacy"]
+    commands = {
+        "doctor": ["--repeats", "2", *table],
+        "doctor --json": ["--repeats", "2", "--json", *table],
+        "probe": [*probe, *table],
+        "probe --json": [*probe, "--json", *table],
+    }
+    started = {
+        name: (
+            subprocess.Popen(
+                [sys.executable, "-m", "dlarray", *args],
+                cwd=folder,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            ),
+            time.monotonic(),
+        )
+        for name, args in commands.items()
+    }
+    done = {}
+    for name, (process, began) in started.items():
+        try:
+            stdout, stderr = process.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            pytest.fail(f"{name} with a torch that {kind} did not end in 180 s")
+        result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        done[name] = (result, time.monotonic() - began)
+    return done
+
+
+@pytest.mark.parametrize("kind", ["aborts", "exits", "hangs"])
+def test_a_peer_that_does_not_import_is_one_line_in_both_tools(kind: str, tmp_path: Path) -> None:
+    done = run_both_tools(kind, tmp_path)
+    said = DOES_NOT_IMPORT[kind].format(limit=HANG_LIMIT_S)
+    # Bounded: a hang costs one time limit, not one per case (nor forever).
+    bound = 3 * HANG_LIMIT_S if kind == "hangs" else 60
+    for name, (result, seconds) in done.items():
+        assert "Traceback" not in result.stderr, (name, result.stderr)
+        assert seconds < bound, (name, seconds)
+
+    doctor, _ = done["doctor"]
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    assert f"torch: does not import ({said}" in doctor.stdout
+    assert re.search(r"^\d+ of \d+ exchanges FAILED|^all \d+ exchanges work", doctor.stdout, re.M)
+    # (tvm_ffi imports torch where it finds it: then it does not import either.)
+    assert re.search(r"; \d+ installed (peer does|peers do) not import$", doctor.stdout, re.M)
+    assert not any(direction.startswith("torch") for direction, _ in table_rows(doctor.stdout))
+    report = json.loads(done["doctor --json"][0].stdout)
+    assert done["doctor --json"][0].returncode == 1
+    assert report["peers_not_importing"]["torch"].startswith(said)
+    assert "torch" not in report["peers"] and report["ok"] is False
+    assert all(e["peer"] != "torch" for e in report["exchanges"])
+    if kind == "aborts":  # the other peers were surveyed as usual
+        assert exchange(report, "dlarray -> numpy", "cpu:0")["ok"] is True
+
+    probe, _ = done["probe"]
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    assert f"torch: does not import ({said}" in probe.stdout
+    assert "deviation" not in probe.stdout
+    probe_report = json.loads(done["probe --json"][0].stdout)
+    torch = probe_report["libraries"]["torch"]
+    assert torch["import_error"].startswith(said)
+    assert torch["results"] == [] and set(torch["summary"].values()) == {0}
+
+
+def test_a_version_that_cannot_be_read_is_said_not_raised(tmp_path: Path) -> None:
+    done = run_both_tools("bad_version", tmp_path)
+    said = "unknown (reading __version__ raises RuntimeError)"
+    for name, (result, _) in done.items():
+        assert "Traceback" not in result.stderr, (name, result.stderr)
+    doctor, _ = done["doctor"]
+    # It imports, so its exchanges are tried; this fake has no arrays: they fail.
+    assert doctor.returncode == 1
+    assert f"torch {said}" in doctor.stdout
+    assert json.loads(done["doctor --json"][0].stdout)["peers"]["torch"] == said
+    probe, _ = done["probe"]
+    assert probe.returncode == 0
+    assert f"torch {said}: " in probe.stdout
+    torch = json.loads(done["probe --json"][0].stdout)["libraries"]["torch"]
+    assert torch["version"] == said and len(torch["results"]) == 4
+
+
+def test_a_bad_time_limit_is_refused(tmp_path: Path) -> None:
+    env = dict(os.environ, **{_probe.TIMEOUT_VARIABLE: "soon"})
+    for args in (["--repeats", "2"], ["probe", "--library", "dlarray"]):
+        done = run("-m", "dlarray", *args, cwd=tmp_path, env=env)
+        assert done.returncode == 2, done.stdout
+        assert f"{_probe.TIMEOUT_VARIABLE}: expected seconds above 0, got 'soon'" in done.stderr
+        done = run("-m", "dlarray", *args, "--timeout", "0", cwd=tmp_path)
+        assert done.returncode == 2 and "expected seconds above 0, got '0'" in done.stderr
