@@ -375,22 +375,28 @@ _CALL_FORMS: Final[dict[str, str]] = {"where": "{ns}.where(condition, {0}, {1})"
 _COMPAT_IMPORT = "`import dlarray.compat`"
 
 
-def numpy_promotion(*operands: DType | bool | int | float | complex) -> DType | None:
-    """NumPy's promotion of dtypes and Python scalars (NEP 50: a scalar of
-    a higher kind gives that kind's default dtype), as a dlarray dtype;
-    None where it gives none dlarray computes in (an extended float takes
-    part, or the dtype is not dlarray's)."""
+def numpy_promotion(*operands: Any) -> DType | None:
+    """NumPy's promotion of arrays, dtypes and Python scalars (NEP 50: a
+    scalar of a higher kind gives that kind's default dtype), as a dlarray
+    dtype: the one rule of the refusals' fixes and of ``dlarray.compat``.
+    None where it gives none dlarray computes in: an extended float takes
+    part (dlarray mixes them with no other dtype), NumPy has no promotion,
+    the dtype is not dlarray's, or an operand is none of those."""
     items: list[Any] = []
     for operand in operands:
-        if isinstance(operand, DType):
-            if operand in EXTENDED_FLOATS:
+        dtype = operand.dtype if isinstance(operand, ArrayBase) else dtype_argument(operand)
+        if dtype is not None:
+            if dtype in EXTENDED_FLOATS:
                 return None
-            items.append(operand.dtype)
-        else:
-            items.append(operand)
+            items.append(dtype.dtype)
+            continue
+        scalar = as_python_scalar(operand)
+        if scalar is None:
+            return None
+        items.append(scalar)
     try:
         return dtype_argument(np.result_type(*items))
-    except TypeError:
+    except (TypeError, ValueError):  # no promotion; nothing to promote
         return None
 
 

@@ -57,7 +57,8 @@ Everything here is ``dlarray``'s, with these departures, each NumPy's rule:
    ``can_cast(from_, to)`` answers NumPy's ``can_cast(..., casting="safe")``.
 
 Where NumPy's promotion gives a dtype dlarray lacks, or an extended float
-(bfloat16, fp8, fp6, fp4) takes part, the standard's ``TypeError`` stands.
+(float16, bfloat16, fp8, fp6, fp4) takes part, the standard's ``TypeError``
+stands: dlarray mixes those with no other dtype.
 Arrays keep ``dlarray`` as their ``__array_namespace__()``: this module is
 for engines that are handed a namespace, not a replacement of it.
 
@@ -88,8 +89,15 @@ import numpy as np
 import dlarray
 from dlarray._api.elementwise import BINARY_CATEGORIES
 from dlarray._core import ArrayBase
-from dlarray._dtypes import DType, as_python_scalar, dtype_argument
-from dlarray._rules import CATEGORIES, allowed_dtypes, normalize_axes, normalize_axis
+from dlarray._dtypes import DType, dtype_argument
+from dlarray._rules import (
+    CATEGORIES,
+    NUMPY_PROMOTING,
+    allowed_dtypes,
+    normalize_axes,
+    normalize_axis,
+    numpy_promotion,
+)
 
 # Everything of dlarray's namespace, then the departures over it (dlarray.bool
 # and its kin shadow the builtins here: this module writes builtins.bool).
@@ -97,15 +105,10 @@ globals().update({name: getattr(dlarray, name) for name in dlarray.__all__})
 
 __all__ = [*dlarray.__all__]
 
-#: The two-operand elementwise functions that take NumPy's mixed-kind promotions.
-BINARY: tuple[str, ...] = tuple(
-    (
-        "add subtract multiply divide floor_divide remainder pow atan2 hypot copysign "
-        "nextafter logaddexp maximum minimum equal not_equal less less_equal greater "
-        "greater_equal bitwise_and bitwise_or bitwise_xor bitwise_left_shift "
-        "bitwise_right_shift"
-    ).split()
-)
+#: The two-operand elementwise functions that take NumPy's mixed-kind
+#: promotions: those the refusals name (``_rules.NUMPY_PROMOTING``) but
+#: ``where`` and ``result_type``, which this module defines below.
+BINARY: tuple[str, ...] = tuple(sorted(NUMPY_PROMOTING - {"where", "result_type"}))
 
 #: Each comparison's answer where its first operand is the smaller, and where
 #: it is the larger: what the exact comparisons of integers of two signs need.
@@ -126,28 +129,6 @@ _SIGNED = CATEGORIES["signed integer"]
 _EXACT_MEAN_MOST = math.isqrt(2**63 - 1)
 
 
-def _numpy_result(*operands: Any) -> DType | None:
-    """NumPy's promotion of arrays, dtypes and Python scalars, as a dlarray
-    dtype; None where it has none dlarray can compute in."""
-    items: list[Any] = []
-    for operand in operands:
-        dtype = operand.dtype if isinstance(operand, ArrayBase) else dtype_argument(operand)
-        if dtype is not None:
-            if dtype.kind == "extended floating":
-                return None
-            items.append(dtype.dtype)
-            continue
-        scalar = as_python_scalar(operand)
-        if scalar is None:
-            return None
-        items.append(scalar)
-    try:
-        promoted = np.result_type(*items)
-    except TypeError:
-        return None
-    return dtype_argument(promoted)
-
-
 def _promoted(name: str, category: str, *operands: Any) -> tuple[Any, ...]:
     """The operands, arrays cast to NumPy's promotion where the standard has
     none (and unchanged where it has one, or NumPy's gives no dlarray dtype,
@@ -158,7 +139,7 @@ def _promoted(name: str, category: str, *operands: Any) -> tuple[Any, ...]:
         return operands
     except (TypeError, ValueError):
         pass
-    target = _numpy_result(*operands)
+    target = numpy_promotion(*operands)
     if target is None or target not in allowed_dtypes(category, name):
         return operands
     return tuple(
@@ -314,7 +295,7 @@ def result_type(*arrays_and_dtypes: Any) -> DType:
     try:
         return dlarray.result_type(*arrays_and_dtypes)
     except TypeError:
-        found = _numpy_result(*arrays_and_dtypes)
+        found = numpy_promotion(*arrays_and_dtypes)
         if found is None:
             raise
         return found

@@ -54,6 +54,17 @@ def test_can_cast_and_where_and_what_stays_refused():
     assert got.dtype == dlarray.float64 and np.asarray(got).tolist() == [1.0, 2.5]
     with pytest.raises(TypeError):
         compat.add(dlarray.ones(2, dtype=dlarray.bfloat16), dlarray.ones(2, dtype=dlarray.int8))
+    # float16 is one of the extended floats too: mixed with no other dtype
+    # (before, compat compared and chose float16 with int8 as NumPy does).
+    half = dlarray.astype(dlarray.ones(2), dlarray.float16)
+    int8s = dlarray.ones(2, dtype=dlarray.int8)
+    for call in (
+        lambda: compat.equal(half, int8s),
+        lambda: compat.where(dlarray.asarray([True, False]), half, int8s),
+        lambda: compat.result_type(dlarray.float16, dlarray.int8),
+    ):
+        with pytest.raises(TypeError, match="no promotion between float16 and int8"):
+            call()
     # Everything else is dlarray's own.
     assert compat.sum is dlarray.sum and compat.float64 is dlarray.float64
 

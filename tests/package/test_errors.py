@@ -697,7 +697,26 @@ def test_mixed_kind_refusals_of_compat_functions_name_dlarray_compat():
 
 
 def test_the_compat_functions_named_in_refusals_are_compats_promoting_ones():
-    assert set(dlarray.compat.BINARY) | {"where", "result_type"} == set(NUMPY_PROMOTING)
+    # A refusal names dlarray.compat.<func> for each of NUMPY_PROMOTING: each
+    # must be compat's own, promoting where dlarray refuses (not dlarray's
+    # function, re-exported unchanged).
+    ints, floats = dlarray.asarray([1, 2]), dlarray.asarray([0.5, 4.0])
+    operands = {"where": (dlarray.asarray([True, False]), ints, floats)}
+    for name in sorted(NUMPY_PROMOTING):
+        compats = getattr(dlarray.compat, name)
+        assert compats is not getattr(dlarray, name), name
+        if name.startswith("bitwise"):  # integers (and bools) only
+            args = (dlarray.asarray([True, False]), ints)
+        else:
+            args = operands.get(name, (ints, floats))
+        expected = getattr(np, name)(*(_np(a) for a in args))
+        with pytest.raises(TypeError):
+            getattr(dlarray, name)(*args)
+        got = compats(*args)
+        if name == "result_type":
+            assert got == expected, name
+        else:
+            assert _same(got, expected), (name, _np(got), expected)
 
 
 def test_extended_float_refusals_write_conversions_that_run():
