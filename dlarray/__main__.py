@@ -445,7 +445,8 @@ def _survey_peer(
     """Run one installed peer's exchanges in child processes, into ``found``."""
     plan = planned(peer, devices)
     command = [sys.executable, "-m", "dlarray", "--child", peer.name, "--repeats", str(repeats)]
-    command += [arg for kind in plan for arg in ("--device", _name(devices[kind[0]]))]
+    kinds = dict.fromkeys(kind for kind, _ in plan)
+    command += [arg for kind in kinds for arg in ("--device", _name(devices[kind]))]
     if table is not None:
         command += ["--peer-table", table]
     children = _probe.run_steps(command, len(plan), timeout)
@@ -674,9 +675,9 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="The interop doctor: dlarray's version, its devices per memory kind (and "
         "what to install where there are none), and live DLPack exchanges with the installed "
-        "peer libraries (numpy, torch, jax, cupy, dpnp, tvm_ffi, array_api_strict) on each "
-        "device kind they support, each peer in a child process; exit status 1 if an exchange "
-        "fails or an installed peer does not import.",
+        f"peer libraries ({', '.join(p.name for p in PEERS)}) on each device kind they "
+        "support, each peer in a child process; exit status 1 if an exchange fails or an "
+        "installed peer does not import.",
         epilog="python -m dlarray probe: the DLPack referee. It runs every case of the "
         "specification against each installed library and dlarray, as consumer and producer, "
         "and reports each deviation (python -m dlarray probe --help).",

@@ -259,6 +259,35 @@ def test_a_cpu_failure_names_the_error(capsys: pytest.CaptureFixture[str], peer_
     assert report["ok"] is False
 
 
+def test_a_peer_that_dies_in_an_exchange_fails_that_row_only(
+    capsys: pytest.CaptureFixture[str], peer_table: Any
+) -> None:
+    # The abort kills the child mid-survey; a new child carries on with the
+    # next exchange, and the parent reports both.
+    table = peer_table(
+        """
+        import dataclasses
+        import os
+
+        from dlarray._peers import peer_named
+
+
+        def abort(numpy, host, device):
+            os.abort()
+
+
+        PEERS = (dataclasses.replace(peer_named("numpy"), make={"cpu": abort}),)
+        """
+    )
+    assert cli.main(["--repeats", "2", "--peer-table", table]) == 1
+    out = capsys.readouterr().out
+    rows = table_rows(out)
+    assert rows["numpy -> dlarray", "cpu:0"]["result"] == "FAILED"
+    assert rows["dlarray -> numpy", "cpu:0"]["result"] == "ok"
+    assert "numpy -> dlarray on cpu:0: aborts the process (SIGABRT)" in out
+    assert "1 of 2 exchanges FAILED" in out
+
+
 def test_an_error_message_is_kept_whole(
     capsys: pytest.CaptureFixture[str], peer_table: Any
 ) -> None:
