@@ -279,11 +279,13 @@ def promotion(a: DType, b: DType) -> DType | None:
     return a if a is b else _PROMOTION.get((a, b))
 
 
-def promote(a: DType, b: DType, func: str = "result_type") -> DType:
+def promote(a: DType, b: DType, func: str = "result_type", category: str = "all") -> DType:
     """The standard's promoted dtype of ``a`` and ``b``, or ``TypeError``.
 
     A dtype with itself is itself, for every dtype (the extended floats
-    too); an extended float with any other dtype has no promotion."""
+    too); an extended float with any other dtype has no promotion.  The
+    refusal's fixes convert only to dtypes of ``category``, the one
+    ``func`` takes."""
     if a is b:
         return a
     try:
@@ -293,7 +295,8 @@ def promote(a: DType, b: DType, func: str = "result_type") -> DType:
             raise extended_refusal(func, a, b) from None
         raise TypeError(
             f"{func}: the Array API defines no promotion between {a.name} and {b.name} "
-            f"(no mixing of kinds, and no int64/uint64 pair); {_promotion_fix(a, b, func)}"
+            f"(no mixing of kinds, and no int64/uint64 pair); "
+            f"{_promotion_fix(a, b, func, category)}"
         ) from None
 
 
@@ -307,7 +310,9 @@ SCALAR_JOINS: Final[dict[type, frozenset[DType]]] = {
 }
 
 
-def scalar_dtype(value: Any, dtype: DType, func: str, scalar_first: bool = False) -> DType:
+def scalar_dtype(
+    value: Any, dtype: DType, func: str, scalar_first: bool = False, category: str = "all"
+) -> DType:
     """The dtype a Python scalar takes when combined with an array of ``dtype``.
 
     Following the standard: a ``bool`` joins a bool array; an ``int`` joins an
@@ -315,7 +320,8 @@ def scalar_dtype(value: Any, dtype: DType, func: str, scalar_first: bool = False
     ``complex`` joins a complex array, or a real floating array by promoting
     it to the complex type of the same precision.  Any other pairing raises
     ``TypeError``, whose fix writes the call again with the operands in its
-    order (``scalar_first``: the scalar is the first operand).
+    order (``scalar_first``: the scalar is the first operand), converting
+    only to dtypes of ``category``, the one ``func`` takes.
     """
     kind = type(value)
     joins = SCALAR_JOINS.get(kind)
@@ -339,7 +345,7 @@ def scalar_dtype(value: Any, dtype: DType, func: str, scalar_first: bool = False
     raise TypeError(
         f"{func}: a Python {kind.__name__} cannot be combined with an array of dtype "
         f"{dtype.name} under the Array API's scalar rules (no mixing of kinds); "
-        f"{_scalar_fix(value, dtype, func, scalar_first)}"
+        f"{_scalar_fix(value, dtype, func, scalar_first, category)}"
     )
 
 
@@ -421,9 +427,13 @@ def _fix(
     where ``converting`` says, and compat's call on them as they are where
     compat promotes for ``func``.  A function outside compat's elementwise
     ones (concat, tensordot, searchsorted: more arguments than the pair) is
-    called again after the conversion, its other arguments unchanged."""
+    called again after the conversion, its other arguments unchanged.  The
+    caller has checked that ``func`` takes ``target`` (None: NumPy gives no
+    dtype dlarray computes in, and compat refuses as dlarray does)."""
+    if target is None:
+        return "convert the operands with dlarray.astype first"
     fixes = []
-    if target is not None and func != "result_type":
+    if func != "result_type":
         if func in NUMPY_PROMOTING:
             first, second = (
                 _converted(name, target) if convert else name
@@ -442,12 +452,14 @@ def _fix(
             f"let dlarray.compat promote as NumPy does: {_COMPAT_IMPORT}, then "
             f"`{_call(func, names, ns='dlarray.compat')}`"
         )
-    return "; or ".join(fixes) if fixes else "convert the operands with dlarray.astype first"
+    return "; or ".join(fixes)
 
 
-def _promotion_fix(a: DType, b: DType, func: str) -> str:
+def _promotion_fix(a: DType, b: DType, func: str, category: str) -> str:
     """The fix of two array dtypes without a promotion (``a`` the first)."""
     target = numpy_promotion(a, b)
+    if target is not None and target not in CATEGORIES[category]:
+        return _outside_category(func, category, target, (("x1", a), ("x2", b)))
     if func in ("concat", "stack") and target is not None:
         return (
             f"convert them first, as NumPy would: "
@@ -456,8 +468,13 @@ def _promotion_fix(a: DType, b: DType, func: str) -> str:
     return _fix(func, target, ("x1", "x2"), (a is not target, b is not target))
 
 
-def _scalar_fix(value: Any, dtype: DType, func: str, scalar_first: bool) -> str:
+def _scalar_fix(value: Any, dtype: DType, func: str, scalar_first: bool, category: str) -> str:
     """The fix of a Python scalar whose kind an array of ``dtype`` cannot take."""
+    target = numpy_promotion(dtype, value)
+    if target is not None and target not in CATEGORIES[category]:
+        array, scalar = ("x", dtype), (repr(value), value)
+        operands = (scalar, array) if scalar_first else (array, scalar)
+        return _outside_category(func, category, target, operands)
     if type(value) is bool:  # a bool next to numbers: the number the bool means
         number = str(int(value))
         if func not in NUMPY_PROMOTING:
@@ -466,7 +483,80 @@ def _scalar_fix(value: Any, dtype: DType, func: str, scalar_first: bool) -> str:
         return f"use the int it stands for: `{_call(func, names)}`"
     names = (repr(value), "x") if scalar_first else ("x", repr(value))
     converting = (False, True) if scalar_first else (True, False)
-    return _fix(func, numpy_promotion(dtype, value), names, converting)
+    return _fix(func, target, names, converting)
+
+
+def _outside_category(
+    func: str, category: str, target: DType, operands: tuple[tuple[str, Any], ...]
+) -> str:
+    """The fix of a refused pair whose NumPy promotion, ``target``, is no
+    dtype ``func`` takes (``category``): NumPy's conversion would be refused
+    again, and dlarray.compat keeps the refusal, so neither is offered.
+    ``operands``: (code, dtype of an array or the Python scalar itself), in
+    the call's order.
+
+    Where ``func`` takes integers only (NumPy's bitwise functions have no
+    floating loops, so NumPy refuses too): a signed integer with uint64
+    converts to one of the two 64-bit integers, and a floating operand is
+    truncated if that is meant."""
+    outside = (
+        f"{func} takes {category} dtypes only, and NumPy's promotion of the operands, "
+        f"{target.name}, is not one of them"
+    )
+    int64, uint64 = _D["int64"], _D["uint64"]
+    dtypes = [value for _, value in operands if isinstance(value, DType)]
+    if CATEGORIES[category] <= CATEGORIES["integer or boolean"]:
+        outside += " (NumPy refuses them too)"
+        if uint64 in dtypes and any(d in _SIGNED for d in dtypes):  # two arrays
+            (c1, d1), (c2, d2) = operands
+            as_int64 = (
+                _converted(c1, int64) if d1 is uint64 else c1,
+                _converted(c2, int64) if d2 is uint64 else c2,
+            )
+            as_uint64 = (
+                c1 if d1 is uint64 else _converted(c1, uint64),
+                c2 if d2 is uint64 else _converted(c2, uint64),
+            )
+            return (
+                f"{outside}; convert both to one integer dtype, int64: "
+                f"`{_call(func, as_int64)}` (uint64 values above 2**63 - 1 wrap around to "
+                f"negative ones); or uint64: `{_call(func, as_uint64)}` (negative values wrap "
+                f"around to 2**64 plus the value)"
+            )
+        truncated = _truncated(func, operands)
+        if truncated is not None:
+            whole, code = truncated
+            return (
+                f"{outside}; if truncation toward zero is meant, convert to {whole.name} first: "
+                f"`{code}` (a value outside {whole.name}'s range has no defined conversion)"
+            )
+        return f"{outside}: pass integer operands"
+    if target in _COMPLEX:
+        return f"{outside}: take the real parts or the magnitudes of the complex operand first"
+    return f"{outside}: convert the operands to one of its dtypes with dlarray.astype first"
+
+
+def _truncated(func: str, operands: tuple[tuple[str, Any], ...]) -> tuple[DType, str] | None:
+    """The call of ``func`` with its floating operands truncated to an
+    integer dtype (the integer array's, or int64 next to a bool array), and
+    that dtype; None where an operand is complex or a float is not finite."""
+    whole = next(
+        (v for _, v in operands if isinstance(v, DType) and v in CATEGORIES["integer"]),
+        DEFAULT_DTYPES["integral"],
+    )
+    codes = []
+    for code, value in operands:
+        if isinstance(value, DType):
+            if value in _COMPLEX:
+                return None
+            codes.append(code if value is whole else _converted(code, whole))
+        elif isinstance(value, complex) or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        elif isinstance(value, float):
+            codes.append(f"int({value!r})")
+        else:  # an int, or a bool: the int it stands for
+            codes.append(str(int(value)))
+    return whole, _call(func, (codes[0], codes[1]))
 
 
 def assignment_refusal(dtype: DType, value: Any) -> TypeError:
