@@ -1190,6 +1190,12 @@ def vector_norm(
     (smallest), ``0`` (count of non-zeros), or ``p`` for
     ``sum(abs(x)**p)**(1/p)``.  The result is real, of ``x``'s precision.
 
+    No square, power or sum overflows or underflows on the way: a norm is
+    ``inf`` only where it is beyond the dtype's range (within its error
+    bound) and 0 only where it rounds to 0.  ``float32`` and ``complex64``
+    norms are formed in ``float64`` and rounded once.  The bound of each
+    order is in the ``linalg`` reference ("Accuracy of vector_norm").
+
     Raises
     ------
     TypeError
@@ -1206,6 +1212,8 @@ def vector_norm(
     dlarray.asarray(5.0, dtype=dlarray.float64)
     >>> xp.linalg.vector_norm(xp.asarray([3.0, -4.0]), ord=1)
     dlarray.asarray(7.0, dtype=dlarray.float64)
+    >>> xp.linalg.vector_norm(xp.asarray([1e300, 1e300]))  # the squares overflow
+    dlarray.asarray(1.4142135623730952e+300, dtype=dlarray.float64)
     """
     a = array_arg(x, _FLOAT, "vector_norm")
     axes = normalize_axes(axis, a.ndim, "vector_norm")

@@ -384,11 +384,16 @@ def abs_sum(values: np.ndarray) -> float:
 
 def mean_magnitude(values: np.ndarray) -> float:
     """The mean magnitude of the finite ``values`` among ``values``, at least
-    the exact one, without leaving float64's range (each magnitude divided
-    by their number first; a relative ``2**-52`` added for that rounding)."""
+    the exact one (a relative ``2**-52`` added for the divisions' rounding),
+    without leaving float64's range on the way: each magnitude divided by
+    twice their number first, their sum (at most half the largest float64)
+    doubled, at most the largest float64."""
     n = values.size
+    if n == 0:
+        return 0.0
     finite = np.abs(values[np.isfinite(values)].astype(np.float64))
-    return math.fsum((finite / n).tolist()) * (1 + 2.0**-52) if n else 0.0
+    half = math.fsum((finite / (2 * n)).tolist())
+    return min(2 * half * (1 + 2.0**-52), float(np.finfo(np.float64).max))
 
 
 def exact_prefix_sums(values: np.ndarray) -> np.ndarray:

@@ -196,7 +196,7 @@ def check_var(
     if values.dtype.kind == "f":
         largest = float(np.max(np.abs(values.astype(np.float64))))
         s = math.frexp(largest)[1] if largest else 0
-        scaled_values = values.astype(np.float64) * 2.0**-s
+        scaled_values = np.ldexp(values.astype(np.float64), -s)
     v = to_float(variance / Fraction(2) ** (2 * s))
     bound = _variance_bound(dtype, scaled_values, v, correction)
     if root:
