@@ -1228,9 +1228,10 @@ _MATRIX_AXES = (-2, -1)
 def _matrix_norm(a: Any, ord: Any, keepdims: bool, real: Any) -> Any:
     """The norms of the matrices of ``a``, of the engine dtype ``real``."""
     xp = namespace_of(a)
-    if ord == "fro":
-        magnitude = xp.abs(a)
-        return xp.sqrt(xp.sum(xp.square(magnitude), axis=_MATRIX_AXES, keepdims=keepdims))
+    if ord == "fro":  # the 2-norm of each matrix's elements, as vector_norm's
+        norms = _two_norm(xp, a, (a.ndim - 2, a.ndim - 1))
+        norms = xp.reshape(norms, norms.shape if keepdims else norms.shape[:-2])
+        return xp.astype(norms, real) if norms.dtype != real else norms
     if ord in ("nuc", 2, -2):
         if min(a.shape[-2:]) == 0:  # no singular values
             s = xp.zeros((*a.shape[:-2], 0), dtype=real, device=a.device)

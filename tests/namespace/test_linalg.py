@@ -362,3 +362,23 @@ def test_vector_norm_does_not_overflow_or_underflow_on_the_way(case, dtype, ord)
     rows = xp.linalg.vector_norm(arr(grid)[:, ::-1], axis=1, ord=ord, keepdims=True)
     assert rows.shape == (2, 1)
     assert host(rows).ravel().tolist() == pytest.approx([expected] * 2, rel=tolerance, abs=step)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("case", [0, 1, 2])
+def test_frobenius_norm_does_not_overflow_or_underflow_on_the_way(case, dtype):
+    """matrix_norm's default order is the 2-norm of each matrix's elements:
+    the same guarantee as vector_norm's, over a stack, keepdims too."""
+    real = "float32" if dtype in ("float32", "complex64") else "float64"
+    magnitudes = EXTREME_NORM_INPUTS[real][case][:3]
+    values = np.array([[magnitudes[0], -magnitudes[1]], [magnitudes[2], 0.0]], dtype)
+    if dtype.startswith("complex"):
+        values = values * 1j  # (exact: the moduli are the magnitudes)
+    expected = _python_norm([complex(v) for v in values.ravel().tolist()], 2)
+    step = float(np.finfo(real).smallest_subnormal)
+    tolerance = 2.0**-22 if real == "float32" else 2.0**-48
+    stack = arr(np.stack([values, values[::-1, ::-1]]))  # two matrices, one reversed
+    for keepdims, shape in ((False, (2,)), (True, (2, 1, 1))):
+        got = xp.linalg.matrix_norm(stack, keepdims=keepdims)
+        assert got.dtype == getattr(xp, real) and got.shape == shape
+        assert host(got).ravel().tolist() == pytest.approx([expected] * 2, rel=tolerance, abs=step)
