@@ -97,7 +97,7 @@ def _array_and_scalar(
     """Engine operands for an array and a Python scalar (in that order) and
     their result dtype, by the standard's scalar rules (``scalar_first``:
     the call had the scalar first, for the refusal's fix)."""
-    dtype = scalar_dtype(value, x.dtype, func, scalar_first)
+    dtype = scalar_dtype(value, x.dtype, func, scalar_first, category)
     if dtype not in allowed:
         check_dtype(x.dtype, category, func)
     a = engine_view(readable(x))
@@ -124,7 +124,7 @@ def binary(
     t1, t2 = type(x1), type(x2)
     if isinstance(x1, ArrayBase) and isinstance(x2, ArrayBase):
         d1, d2 = x1.dtype, x2.dtype
-        dtype = d1 if d1 is d2 else promote(d1, d2, func)
+        dtype = d1 if d1 is d2 else promote(d1, d2, func, category)
         if dtype not in allowed:
             # Name the operand that is outside the category, not the result.
             check_dtype(d1 if d1 not in allowed else d2, category, func)

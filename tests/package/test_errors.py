@@ -575,6 +575,10 @@ _N_INTS = np.array([1, 2, 3])
 _N_FLOATS = np.array([0.5, 1.5, 2.5])
 _CONDITION = dlarray.asarray([True, False, True])
 _N_CONDITION = np.array([True, False, True])
+_UINTS = dlarray.asarray([3, 1, 2], dtype=dlarray.uint64)
+_N_UINTS = np.array([3, 1, 2], dtype=np.uint64)
+_INT8S = dlarray.asarray([2, 0, 1], dtype=dlarray.int8)
+_N_INT8S = np.array([2, 0, 1], dtype=np.int8)
 
 
 def _stored(array, key, value):
@@ -653,6 +657,29 @@ FIXES = [
      _setitem(slice(2), lambda n: n["value"]),
      [_stored(_N_INTS, slice(2), _N_FLOATS[:2]),
       _stored(_N_INTS.astype(np.float64), slice(2), _N_FLOATS[:2])], True),
+    # Functions of integers only: NumPy's promotion, a float, is refused too
+    # (before, these fixes converted to float64 or named dlarray.compat, and
+    # both raised again).  What runs: one 64-bit integer dtype for both, or
+    # the floating operand truncated; NumPy computes the same on them.
+    ("int64 & uint64", {"x1": _INTS, "x2": _UINTS}, lambda n: n["x1"] & n["x2"],
+     [_N_INTS & _N_UINTS.astype(np.int64), _N_INTS.astype(np.uint64) & _N_UINTS], False),
+    ("bitwise_left_shift(uint64, int8)", {"x1": _UINTS, "x2": _INT8S},
+     lambda n: dlarray.bitwise_left_shift(n["x1"], n["x2"]),
+     [_N_UINTS.astype(np.int64) << _N_INT8S, _N_UINTS << _N_INT8S.astype(np.uint64)], False),
+    ("int64 >> uint64", {"x1": _INTS, "x2": _UINTS}, lambda n: n["x1"] >> n["x2"],
+     [_N_INTS >> _N_UINTS.astype(np.int64), _N_INTS.astype(np.uint64) >> _N_UINTS], False),
+    ("uint64 ^ int8", {"x1": _UINTS, "x2": _INT8S}, lambda n: n["x1"] ^ n["x2"],
+     [_N_UINTS.astype(np.int64) ^ _N_INT8S, _N_UINTS ^ _N_INT8S.astype(np.uint64)], False),
+    ("int array | float array", {"x1": _INTS, "x2": _FLOATS}, lambda n: n["x1"] | n["x2"],
+     [_N_INTS | _N_FLOATS.astype(np.int64)], False),
+    ("bitwise_and(int array, 1.5)", {"x": _INTS}, lambda n: dlarray.bitwise_and(n["x"], 1.5),
+     [_N_INTS & 1], False),
+    ("2.5 & int array", {"x": _INTS}, lambda n: 2.5 & n["x"], [2 & _N_INTS], False),
+    ("float array & True", {"x": _FLOATS}, lambda n: n["x"] & True,
+     [_N_FLOATS.astype(np.int64) & 1], False),
+    ("bool array << float array", {"x1": _CONDITION, "x2": _FLOATS},
+     lambda n: n["x1"] << n["x2"],
+     [_N_CONDITION.astype(np.int64) << _N_FLOATS.astype(np.int64)], False),
 ]  # fmt: skip
 
 
@@ -678,6 +705,58 @@ def test_every_fix_a_refusal_writes_runs_and_computes_what_numpy_does(
     for snippets in alternatives:
         outcome = _run(snippets, fresh(), call, assigns)
         assert any(_same(outcome, e) for e in expected), (snippets, outcome, expected)
+
+
+def test_the_64_bit_integer_fixes_of_bitwise_functions_keep_the_bits():
+    # The values the int64/uint64 fixes warn about: they wrap around, and the
+    # bits of and/or/xor are those of the exact integers (modulo 2**64).
+    signed, unsigned = [-1, -(2**63), 5], [2**63, 2**64 - 1, 3]
+    x1, x2 = dlarray.asarray(signed), dlarray.asarray(unsigned, dtype=dlarray.uint64)
+    exact = {"bitwise_and": int.__and__, "bitwise_or": int.__or__, "bitwise_xor": int.__xor__}
+    for name, operation in exact.items():
+        with pytest.raises(TypeError) as refused:
+            getattr(dlarray, name)(x1, x2)
+        alternatives = _alternatives(str(refused.value))
+        assert len(alternatives) == 2, str(refused.value)
+        for snippets in alternatives:
+            names = {"dlarray": dlarray, "x1": x1, "x2": x2}
+            got = _np(_run(snippets, names, None, False)).tolist()
+            wanted = [operation(a, b) % 2**64 for a, b in zip(signed, unsigned, strict=True)]
+            assert [v % 2**64 for v in got] == wanted, (snippets, got)
+    assert "2**63 - 1 wrap around to negative ones" in str(refused.value)
+    assert _np(dlarray.astype(x2, dlarray.int64)).tolist()[:2] == [-(2**63), -1]
+    assert "negative values wrap around to 2**64 plus the value" in str(refused.value)
+    assert _np(dlarray.astype(x1, dlarray.uint64)).tolist()[:2] == [2**64 - 1, 2**63]
+
+
+# Refusals where NumPy's promotion is no dtype the function takes, and no
+# conversion computes what was meant: nothing to run, and neither NumPy's
+# conversion nor dlarray.compat (which keeps the refusal) is offered.
+OUTSIDE_THE_CATEGORY = [
+    ("maximum(int array, 1j)", lambda: dlarray.maximum(_INTS, 1j),
+     "maximum takes real-valued dtypes only, and NumPy's promotion of the operands, "
+     "complex128, is not one of them: take the real parts or the magnitudes"),
+    ("int array < complex array", lambda: _INTS < dlarray.asarray([1j, 2j, 3j]),
+     "less takes real-valued dtypes only"),
+    ("atan2(int array, 1j)", lambda: dlarray.atan2(_INTS, 1j),
+     "atan2 takes real floating dtypes only"),
+    ("int array % 1j", lambda: _INTS % 1j, "remainder takes real-valued dtypes only"),
+    ("int array & 1j", lambda: _INTS & 1j,
+     "bitwise_and takes integer or boolean dtypes only, and NumPy's promotion of the "
+     "operands, complex128, is not one of them (NumPy refuses them too): pass integer"),
+    ("int array & nan", lambda: _INTS & float("nan"), "(NumPy refuses them too): pass integer"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "words"), [pytest.param(c, w, id=i) for i, c, w in OUTSIDE_THE_CATEGORY]
+)
+def test_a_refusal_outside_the_functions_category_offers_nothing_that_raises_again(call, words):
+    with pytest.raises(TypeError) as refused:
+        call()
+    message = str(refused.value)
+    assert words in message, message
+    assert "`" not in message and "compat" not in message, message
 
 
 def test_mixed_kind_refusals_of_compat_functions_name_dlarray_compat():
