@@ -802,7 +802,15 @@ def _rescaled(
         return squares, None
     one = xp.ones_like(largest)
     scale = xp.where(shrink, one * 2.0**-600, xp.where(grow, one * 2.0**600, one))
-    squares = _squared_deviations(xp, a * scale, axes, keepdims, count, a.dtype)
+    deviations = a * scale  # (a new array)
+    deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
+    # The mean's rounding, taken out: near float64's largest values an ulp of
+    # the mean, squared, is beyond the range once scaled back, where the
+    # variance of equal values is 0 (their deviations are then that rounding
+    # exactly, and so is its mean).
+    deviations -= xp.sum(deviations, axis=axes, keepdims=True) / count
+    deviations *= deviations
+    squares = xp.sum(deviations, axis=axes, keepdims=keepdims)
     return squares, xp.reshape(scale, squares.shape)
 
 
