@@ -46,7 +46,6 @@ from dlarray._api._linalg_helpers import (
     two_arrays,
 )
 from dlarray._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
-from dlarray._api.manipulation import broadcast_shapes
 from dlarray._core import ArrayBase
 from dlarray._dtypes import DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
@@ -56,6 +55,8 @@ from dlarray._rules import (
     DEFAULT_DTYPES,
     REAL_OF,
     AxisError,
+    broadcast_result,
+    broadcast_to_refusal,
     check_dtype,
     common_device,
     normalize_axes,
@@ -658,15 +659,9 @@ def _rtol_array(rtol: Any, x: ArrayBase, func: str) -> Any:
     if isinstance(rtol, ArrayBase):
         common_device((x, rtol), func)
         check_dtype(rtol.dtype, "real floating", f"{func}(rtol=...)")
-        stack = x.shape[:-2]
-        try:
-            fits = broadcast_shapes(rtol.shape, stack) == stack
-        except ValueError:
-            fits = False
-        if not fits:
-            raise ValueError(
-                f"{func}: rtol of shape {rtol.shape} does not broadcast to the stack shape {stack}"
-            )
+        refusal = broadcast_to_refusal(func, rtol.shape, x.shape[:-2], what="rtol")
+        if refusal is not None:
+            raise refusal
         return engine_view(rtol)
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
         raise TypeError(f"{func}: rtol must be None, a float or an array, got {rtol!r}")
@@ -840,12 +835,7 @@ def cross(x1: ArrayBase, x2: ArrayBase, /, *, axis: int = -1) -> ArrayBase:
             f"cross: both arrays need size 3 along axis {axis}, got shapes {a1.shape} and "
             f"{a2.shape}"
         )
-    try:
-        broadcast_shapes(a1.shape, a2.shape)
-    except ValueError:
-        raise ValueError(
-            f"cross: shapes {x1.shape} and {x2.shape} do not broadcast outside axis {axis}"
-        ) from None
+    broadcast_result("cross", x1.shape, x2.shape)
     return call(_cross, a1, a2, axis)
 
 

@@ -21,11 +21,10 @@ from dlarray._api._linalg_helpers import (
     int_arg,
     two_arrays,
 )
-from dlarray._api.manipulation import broadcast_shapes
 from dlarray._core import ArrayBase, fast_function
 from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, namespace_of
-from dlarray._rules import CATEGORIES, AxisError, normalize_axis
+from dlarray._rules import CATEGORIES, AxisError, broadcast_result, normalize_axis
 from dlarray._views import permute_dims
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -240,10 +239,5 @@ def vecdot(x1: ArrayBase, x2: ArrayBase, /, *, axis: int = -1) -> ArrayBase:
         )
     # The other axes broadcast, the shapes aligned on the right (the vector
     # axis, of equal sizes, broadcasts with itself).
-    try:
-        broadcast_shapes(a1.shape, a2.shape)
-    except ValueError:
-        raise ValueError(
-            f"vecdot: shapes {x1.shape} and {x2.shape} do not broadcast outside axis {axis}"
-        ) from None
+    broadcast_result("vecdot", x1.shape, x2.shape)
     return call(namespace_of(a1).vecdot, a1, a2, axis=axis)

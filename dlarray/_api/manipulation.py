@@ -629,10 +629,9 @@ def _repeat_counts(repeats: Any, x: ArrayBase, length: int) -> Any:
     if isinstance(repeats, ArrayBase):
         common_device((x, repeats), "repeat")
         check_dtype(repeats.dtype, "integer", "repeat")
-        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, length)):
-            raise ValueError(
-                f"repeat: repeats of shape {repeats.shape} does not broadcast to ({length},)"
-            )
+        refusal = broadcast_to_refusal("repeat", repeats.shape, (length,), what="repeats")
+        if refusal is not None:
+            raise refusal
         counts = engine_view(repeats)
         xp = namespace_of(counts)
         if repeats.size and (int(xp.min(counts)) < 0 or int(xp.max(counts)) >= 2**63):

@@ -1007,6 +1007,19 @@ OWN_WORDS = [
     ("linalg.solve of stacks that do not broadcast",
      lambda: dlarray.linalg.solve(dlarray.ones((2, 3, 3)), dlarray.ones((4, 3, 3))), ValueError,
      "solve: the stack shapes (2,) and (4,) do not broadcast together", "cannot be broadcast"),
+    ("vecdot off its axis", lambda: dlarray.vecdot(dlarray.ones((2, 3)), dlarray.ones((4, 3))),
+     ValueError, "vecdot: shapes (2, 3) and (4, 3) do not broadcast together",
+     "cannot be broadcast to one shape, as extents 2 and 4 meet on axis -2"),
+    ("linalg.cross off its axis",
+     lambda: dlarray.linalg.cross(dlarray.ones((2, 3)), dlarray.ones((4, 3))), ValueError,
+     "cross: shapes (2, 3) and (4, 3) do not broadcast together", "cannot be broadcast"),
+    ("matrix_rank with an rtol of another stack",
+     lambda: dlarray.linalg.matrix_rank(dlarray.ones((2, 3, 3)), rtol=dlarray.ones(3)),
+     ValueError, "matrix_rank: rtol of shape (3,) cannot be broadcast to (2,)",
+     "extent 3 meets 2 on axis -1"),
+    ("repeat with repeats of another length",
+     lambda: dlarray.repeat(dlarray.ones(3), dlarray.asarray([1, 2])), ValueError,
+     "repeat: repeats of shape (2,) cannot be broadcast to (3,)", "extent 2 meets 3"),
 ]  # fmt: skip
 
 
