@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -90,6 +90,10 @@ def _no_deviations(module: ModuleType) -> Deviations:
     return {}
 
 
+def _unrevised(module: ModuleType) -> Mapping[str, Any]:
+    return {}
+
+
 def module_version(module: ModuleType) -> str:
     """``str(module.__version__)``, never raising: ``"unknown"`` when there is
     none, and what went wrong when reading it raises (a broken library's
@@ -147,6 +151,9 @@ class Peer:
         What it does with a read-only dlarray export: ``"read-only"``,
         ``"ignored"`` or ``"refused"`` (it asks for a legacy capsule, which
         cannot say read-only, so dlarray refuses).
+    exports_read_only : bool
+        Its arrays are immutable and its exports say so (``READ_ONLY``):
+        every import of one is read-only.
     mark_read_only : callable or None
         ``mark_read_only(array)``: the same array, made read-only; None when
         the peer has no read-only arrays.
@@ -157,6 +164,10 @@ class Peer:
     deviations : callable
         ``deviations(module)``: its known :data:`Deviations`, which may
         depend on the installed version.
+    revised : callable
+        ``revised(module)``: the fields above whose values depend on the
+        installed version, with that version's values (JAX 0.12 moved to
+        DLPack 1.x); :meth:`as_installed` applies them.
     write_first : callable or None
         ``write_first(array)``: writes into the array's first element
         through the peer's own API (the probe's read-only check); None when
@@ -183,10 +194,12 @@ class Peer:
     asks_versioned: bool = True
     consume_keywords: tuple[str, ...] = ("device", "copy")
     read_only_import: str = "read-only"
+    exports_read_only: bool = False
     mark_read_only: Callable[[Any], Any] | None = None
     negative_steps: bool = True
     indexes: bool = True
     deviations: Callable[[ModuleType], Deviations] = field(default=_no_deviations)
+    revised: Callable[[ModuleType], Mapping[str, Any]] = field(default=_unrevised)
     write_first: Callable[[Any], None] | None = None
     probe_links: Mapping[str, str] = field(default_factory=dict)
     extra: str | None = None
@@ -199,6 +212,10 @@ class Peer:
         if self.extra is not None:
             return install_command(self.extra)
         return f"pip install {self.pip}"
+
+    def as_installed(self, module: ModuleType) -> Peer:
+        """This row as the installed version ``module`` behaves."""
+        return replace(self, **self.revised(module))
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -367,24 +384,49 @@ def _torch_deviations(torch: ModuleType) -> Deviations:
     return {("export", "negative_strides"): negative}
 
 
+#: The first JAX release that speaks DLPack 1.x: versioned capsules both
+#: ways (it passes max_version), READ_ONLY on its immutable arrays, and a
+#: real copy for copy=True (seen on 0.11.2: legacy; 0.12.0 and 0.12.1: 1.x).
+_JAX_DLPACK_1 = (0, 12)
+
+
 def _jax_deviations(jax: ModuleType) -> Deviations:
     unimplemented = jax.errors.JaxRuntimeError
-    return {
-        ("export", "float4_e2m1fn"): Deviation(
-            "PjRt CPU buffers refuse fp4 (only the default layout)",
-            "https://github.com/jax-ml/jax/issues/20200",
-            raises=unimplemented,
-        ),
-        ("export", "copy=True"): Deviation(
-            "copy=True shares the exported memory on the CPU",
-            "https://github.com/jax-ml/jax/pull/29963",
-        ),
+    deviations = {
         ("export", "sliced"): Deviation("compact layouts only", _COMPACT_ONLY, unimplemented),
         ("export", "negative_strides"): Deviation(
             "compact layouts only", _COMPACT_ONLY, unimplemented
         ),
         ("export", "zero_d"): Deviation("copied into a JAX buffer", _COMPACT_ONLY),
     }
+    version = release(jax.__version__)
+    # fp4 imports on the CPU from 0.12.1 (0.12.0 still refused the layout).
+    if version < (0, 12, 1):
+        deviations["export", "float4_e2m1fn"] = Deviation(
+            "PjRt CPU buffers refuse fp4 (only the default layout)",
+            "https://github.com/jax-ml/jax/issues/20200",
+            raises=unimplemented,
+        )
+    if version < _JAX_DLPACK_1:
+        deviations["export", "copy=True"] = Deviation(
+            "copy=True shares the exported memory on the CPU",
+            "https://github.com/jax-ml/jax/pull/29963",
+        )
+    return deviations
+
+
+def _jax_revised(jax: ModuleType) -> Mapping[str, Any]:
+    """JAX before 0.12: DLPack 0.8, legacy capsules both ways
+    (https://github.com/jax-ml/jax/issues/20200), so a read-only export is
+    refused and its immutable arrays arrive without READ_ONLY."""
+    if release(jax.__version__) < _JAX_DLPACK_1:
+        return {
+            "exports_versioned": False,
+            "asks_versioned": False,
+            "read_only_import": "refused",
+            "exports_read_only": False,
+        }
+    return {}
 
 
 def _cupy_deviations(cupy: ModuleType) -> Deviations:
@@ -499,11 +541,10 @@ PEERS: tuple[Peer, ...] = (
         pointer=lambda a: int(a.unsafe_buffer_pointer()),
         to_numpy=np.asarray,
         dtypes=(*STANDARD_DTYPES, "bfloat16", *FP8_DTYPES, "float4_e2m1fn"),
-        # DLPack 0.8: legacy capsules both ways (https://github.com/jax-ml/jax/issues/20200).
-        exports_versioned=False,
-        asks_versioned=False,
-        read_only_import="refused",
+        # JAX arrays are immutable; before 0.12, DLPack 0.8 (_jax_revised).
+        exports_read_only=True,
         deviations=_jax_deviations,
+        revised=_jax_revised,
         probe_links={
             "asks_max_version": _JAX_LEGACY,
             "export_versioned": _JAX_LEGACY,

@@ -1,26 +1,28 @@
-"""dlarray <-> JAX (``nox -s 'interop(jax)'``).
+"""dlarray <-> JAX (``nox -s 'interop(jax)'``; ``nox -s latest`` runs the newest).
 
-JAX 0.10 has bfloat16 and every fp8 type through ml_dtypes.  Its
-deviations, each asserted below:
+JAX has bfloat16 and every fp8 type through ml_dtypes.  Its deviations,
+each asserted below, depend on the release (``dlarray._peers``: JAX's row
+and its ``revised`` fields):
 
-* legacy capsules only, both ways: it never passes ``max_version`` and
-  ignores it when asked (its DLPack version is 0.8;
+* before 0.12, legacy capsules only, both ways: it never passes
+  ``max_version`` and ignores it when asked (DLPack 0.8;
   https://github.com/jax-ml/jax/issues/20200).  dlarray exports a legacy
   capsule and imports JAX's, which carries no flags, so a JAX array arrives
   writable although JAX arrays are immutable: do not write into it.  A
   read-only DLArray cannot go to JAX at all (``BufferError``: a legacy
-  capsule cannot say read-only);
+  capsule cannot say read-only).  From 0.12 JAX asks for and exports
+  versioned capsules, and its arrays arrive read-only;
 * only compact layouts import: sliced and negative-stride views raise
   (https://github.com/jax-ml/jax/issues/17784), and transposed and 0-d
   views are copied into JAX's own buffer rather than shared;
-* ``from_dlpack(x, copy=True)`` of aligned CPU memory returns an array that
-  shares ``x``'s memory: later writes to ``x`` show through the "copy"
-  (jax 0.10.2; its copy semantics came with
-  https://github.com/jax-ml/jax/pull/29963).  A real copy for JAX is
+* before 0.12, ``from_dlpack(x, copy=True)`` of aligned CPU memory returns
+  an array that shares ``x``'s memory: later writes to ``x`` show through the
+  "copy" (its copy semantics came with https://github.com/jax-ml/jax/pull/29963).
+  A real copy for those releases is
   ``jax.dlpack.from_dlpack(dlarray.asarray(x, copy=True))``;
 * no fp6 (XLA has no such type, so there is nothing to exchange), and fp4
-  goes one way only: JAX exports it (packed, as DLPack says) but refuses
-  to import it on the CPU.
+  goes one way only before 0.12.1: JAX exports it (packed, as DLPack says)
+  but refuses to import it on the CPU.
 """
 
 from __future__ import annotations
@@ -53,25 +55,34 @@ class TestJax(InteropSuite):
 # ---- JAX's deviations, and how dlarray copes ----
 
 
-def test_jax_ignores_max_version_and_dlarray_takes_the_legacy_capsule() -> None:
+#: JAX before 0.12 speaks DLPack 0.8 (the row's revised fields say which).
+LEGACY = not PEER.exports_versioned
+
+
+def test_dlarray_takes_the_capsule_kind_jax_exports() -> None:
     a = jnp.arange(4.0)
     capsule = a.__dlpack__(max_version=(1, 3))
-    assert "dltensor_versioned" not in repr(capsule)
+    assert ("dltensor_versioned" in repr(capsule)) is not LEGACY
     x = dlarray.from_dlpack(a)
-    assert x._owner.versioned is False
+    assert x._owner.versioned is not LEGACY
     assert address(x) == pointer(a)
 
 
-def test_a_jax_array_arrives_writable_because_its_capsule_has_no_flags() -> None:
-    # JAX arrays are immutable, but a legacy capsule cannot say so.
+def test_a_jax_array_arrives_read_only_where_its_capsule_can_say_so() -> None:
+    # JAX arrays are immutable; a legacy capsule cannot say so, a versioned one does.
     x = dlarray.from_dlpack(jnp.arange(4.0))
-    assert x.readonly is False
+    assert x.readonly is not LEGACY
 
 
-def test_read_only_dlarray_to_jax_is_refused_and_a_copy_works() -> None:
-    a = np.arange(4.0)
+def test_read_only_dlarray_to_jax() -> None:
+    a = np.from_dlpack(dlarray_sample("float64", "cpu"))  # aligned: JAX copies other memory
     a.flags.writeable = False
     x = dlarray.from_dlpack(a)
+    if not LEGACY:  # a versioned capsule carries READ_ONLY, and JAX arrays are immutable
+        shared = jax.dlpack.from_dlpack(x)
+        assert pointer(shared) == address(x)
+        assert np.array_equal(np.asarray(shared), a)
+        return
     with pytest.raises(BufferError, match="legacy 'dltensor' capsule cannot mark"):
         jax.dlpack.from_dlpack(x)
     # jax's copy=True is its own copy, made after the export; the export
@@ -79,7 +90,7 @@ def test_read_only_dlarray_to_jax_is_refused_and_a_copy_works() -> None:
     with pytest.raises(BufferError, match="read-only"):
         jax.dlpack.from_dlpack(x, copy=True)
     copied = jax.dlpack.from_dlpack(dlarray.asarray(x, copy=True))
-    assert copied.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert np.array_equal(np.asarray(copied), a)
 
 
 def test_a_compact_copy_of_a_strided_view_goes_to_jax() -> None:
@@ -90,20 +101,20 @@ def test_a_compact_copy_of_a_strided_view_goes_to_jax() -> None:
     assert np.array_equal(np.asarray(got), np.from_dlpack(compact))
 
 
-def test_jax_copy_true_shares_memory_so_copy_in_dlarray() -> None:
+def test_jax_copy_true_copies_from_0_12_and_a_dlarray_copy_works_on_every_release() -> None:
     x = dlarray_sample("float32", "cpu")
-    aliased = jax.dlpack.from_dlpack(x, copy=True)
+    copied_by_jax = jax.dlpack.from_dlpack(x, copy=True)
     x[0] = 100.0
-    assert float(aliased[0]) == 100.0  # the "copy" saw the write
+    assert (float(copied_by_jax[0]) == 100.0) is LEGACY  # before 0.12 the "copy" saw the write
     y = dlarray_sample("float32", "cpu")
     copied = jax.dlpack.from_dlpack(dlarray.asarray(y, copy=True))
     y[0] = 100.0
     assert float(copied[0]) != 100.0
 
 
-def test_jax_asks_for_the_stream_only() -> None:
+def test_jax_asks_for_the_stream_and_from_0_12_a_versioned_capsule() -> None:
     from peer_suite import CapsuleSpy
 
     spy = CapsuleSpy(dlarray.asarray([1.0]))
     jax.dlpack.from_dlpack(spy)
-    assert spy.kwargs == {"stream": None}
+    assert spy.kwargs == ({"stream": None} if LEGACY else {"stream": None, "max_version": (1, 3)})
