@@ -1,10 +1,14 @@
 """dlarray <-> NumPy (``nox -s 'interop(numpy)'``; also part of ``nox -s tests``).
 
 NumPy follows the specification closely: versioned capsules both ways,
-READ_ONLY honoured both ways, ``copy``/``device`` keywords.  It has no
-bfloat16/fp8/fp6/fp4 through DLPack (those need ml_dtypes and the
-registration of NumPy 2.5), so dlarray carries them as ml_dtypes arrays
-(below).  The shared matrix is :class:`TestNumpy`; the rest of this module
+READ_ONLY honoured both ways, ``copy``/``device`` keywords.  Before 2.5 it
+has no bfloat16/fp8/fp6/fp4 through DLPack, so dlarray carries them as
+ml_dtypes arrays (below).  From NumPy 2.5, ml_dtypes (0.7 and later)
+registers bfloat16 and the eight fp8 types in NumPy's DLPack dtype registry
+(``numpy.dtypes.register_dlpack_dtype``, numpy#31256), and :class:`TestNumpy`
+exchanges those through DLPack too, both ways, zero-copy (the peers table
+adds them to NumPy's dtypes); fp6 and fp4, one byte per element in
+ml_dtypes but packed in DLPack, stay unregistered.  The shared matrix is :class:`TestNumpy`; the rest of this module
 goes deeper into NumPy's layouts and dtypes.
 
 Zero-copy exchange with NumPy, both directions.
