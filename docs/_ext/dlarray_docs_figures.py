@@ -212,7 +212,7 @@ def load_result(name: str, srcdir: Path, root: Path) -> Result:
     if use_local and local.is_file():
         data = _read_json(local)
         if data is not None:
-            stamp = datetime.datetime.fromtimestamp(local.stat().st_mtime, datetime.timezone.utc)
+            stamp = datetime.datetime.fromtimestamp(local.stat().st_mtime, datetime.UTC)
             return Result(
                 name,
                 data,
