@@ -99,12 +99,25 @@ array_getbuffer(DLAArrayObject *self, Py_buffer *view, int flags)
     if (entry == NULL) {
         return -1;
     }
+    if (entry->buffer_format == NULL && self->dtype.bits < 8) {
+        PyErr_Format(PyExc_BufferError,
+                     "the buffer protocol (PEP 3118) has no format for %s "
+                     "elements, and this array packs them below a byte each, "
+                     "so memoryview and bytes cannot describe it; read its codes "
+                     "with dlarray.subbyte.to_codes(x), or pad it "
+                     "(dlarray.subbyte.pad(x)) and read that with np.asarray "
+                     "(NumPy holds padded %s through ml_dtypes), or convert it "
+                     "first, e.g. dlarray.astype(x, dlarray.float32)",
+                     entry->name, entry->name);
+        return -1;
+    }
     if (entry->buffer_format == NULL) {
         PyErr_Format(PyExc_BufferError,
                      "the buffer protocol (PEP 3118) has no format for %s "
                      "elements, so memoryview and bytes cannot describe this "
-                     "array; exchange it with DLPack instead (np.from_dlpack(x), "
-                     "where NumPy holds it through ml_dtypes), or convert it "
+                     "array; read it with np.asarray(x) instead (zero-copy, "
+                     "where NumPy holds it through ml_dtypes; np.from_dlpack(x) "
+                     "too from NumPy 2.5 with ml_dtypes 0.7), or convert it "
                      "first, e.g. dlarray.astype(x, dlarray.float32)",
                      entry->name);
         return -1;

@@ -27,6 +27,7 @@ import pytest
 from fake_cuda import stand_in
 
 import dlarray
+from dlarray import abi, subbyte
 from dlarray._cuda import runtime as cuda_runtime
 
 STANDARD_DTYPES = [d for d in dlarray.dtypes() if d.kind != "extended floating"]
@@ -138,6 +139,29 @@ def test_dtypes_the_buffer_protocol_cannot_describe_are_refused(dtype):
     x = dlarray.zeros(4, dtype=dtype)
     with pytest.raises(BufferError, match=f"no format for {dtype.name}"):
         memoryview(x)
+
+
+@pytest.mark.parametrize("dtype", EXTENDED_DTYPES, ids=str)
+def test_the_buffer_refusal_suggests_reads_that_work(dtype):
+    """The refusal's suggestion runs on every NumPy: np.asarray(x), zero-copy
+    (it once said np.from_dlpack(x), which NumPy before 2.5 refuses for
+    these dtypes), and np.from_dlpack(x) where NumPy has the DLPack dtype
+    registry that ml_dtypes fills."""
+    pytest.importorskip("ml_dtypes", reason="NumPy holds these dtypes with ml_dtypes")
+    x = dlarray.zeros(4, dtype=dtype)
+    if dtype.is_subbyte:  # packed: its codes, or its padded form for NumPy
+        with pytest.raises(BufferError, match=r"subbyte\.to_codes\(x\).*subbyte\.pad\(x\)"):
+            memoryview(x)
+        assert np.from_dlpack(subbyte.to_codes(x)).tolist() == [0, 0, 0, 0]
+        x = subbyte.pad(x)
+    else:
+        with pytest.raises(BufferError, match=r"read it with np\.asarray\(x\) instead"):
+            memoryview(x)
+    a = np.asarray(x)
+    assert a.shape == (4,) and str(a.dtype) == dtype.name
+    assert a.ctypes.data == abi.data_pointer(x)  # zero-copy
+    if hasattr(np.dtypes, "register_dlpack_dtype") and not dtype.is_subbyte:
+        assert np.from_dlpack(x).ctypes.data == abi.data_pointer(x)
 
 
 def test_the_buffer_keeps_the_memory_alive():
