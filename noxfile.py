@@ -50,7 +50,7 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = False
 
 # hypothesis is pinned: its releases change which examples tests generate.
-TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.5"]
+TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.7"]
 # The suite runs on every core (pytest-xdist): its tests are independent, and
 # on a 2-core machine this halves its time (issue 29).
 PARALLEL = ["-n", "auto"]
@@ -223,7 +223,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the package."""
-    session.install("mypy==2.4.1", f"numpy>={OLDEST_NUMPY}", "ml_dtypes>=0.5")
+    session.install("mypy==2.4.1", f"numpy>={OLDEST_NUMPY}", "ml_dtypes>=0.7")
     session.run("mypy")
 
 
