@@ -21,7 +21,10 @@ the same test:
 * **SciPy**: ``scipy/conftest.py``'s ``xp`` fixture is declared again over
   its ``xp_available_backends`` plus dlarray, and dlarray joins
   ``xp_known_backends``, so that ``skip_xp_backends(np_only=True)`` and the
-  other markers apply to it as they apply to array-api-strict.
+  other markers apply to it as they apply to array-api-strict.  Its
+  ``devices`` fixture appends ``[None]`` to ``devices()``, a list up to the
+  2024.12 standard (SciPy pins array-api-strict to 2024.12) and a tuple from
+  2025.12 on (dlarray's): for dlarray the plugin makes the list.
 * **array-api-extra**: the ``library`` fixture of its tests (a ``Backend``
   enum, which takes no new member) also yields :data:`DLARRAY_BACKEND`, a
   stand-in with a member's interface (``modname``, ``like``...).  It equals
@@ -210,6 +213,17 @@ def _add_to_scipy(conftest: ModuleType) -> None:
         )
     )
     conftest.xp = pytest.fixture(params=conftest.xp_available_backends)(conftest.xp.__wrapped__)
+    devices = conftest.devices.__wrapped__
+
+    # SciPy pins array-api-strict to the 2024.12 standard, where devices()
+    # is a list, and its fixture appends [None] to it; from 2025.12 on,
+    # which dlarray implements, devices() is a tuple.
+    def devices_of_2025_12(xp: ModuleType) -> Any:
+        if xp.__name__ == DLARRAY:
+            return [*xp.__array_namespace_info__().devices(), None]
+        return devices(xp)
+
+    conftest.devices = pytest.fixture(name="devices")(devices_of_2025_12)
 
 
 def _add_to_array_api_extra(conftest: ModuleType) -> None:
