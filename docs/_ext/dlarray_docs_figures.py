@@ -35,6 +35,7 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import math
 import os
 import time
 from collections.abc import Iterable
@@ -483,6 +484,7 @@ def plot_peers(result: Result) -> Any:
         producers = list(dict.fromkeys(c["producer"] for c in c_cells))
         hows = list(dict.fromkeys(c["how"] for c in c_cells))
         width = 0.8 / max(len(producers), 1)
+        bar_at: dict[tuple[str, str], float] = {}  # (producer, how) -> the bar's centre
         for j, producer in enumerate(producers):
             xs_, values = [], []
             for i, how in enumerate(hows):
@@ -493,6 +495,7 @@ def plot_peers(result: Result) -> Any:
                     continue
                 xs_.append(i + (j - (len(producers) - 1) / 2) * width)
                 values.append(cell["ns_per_call"])
+                bar_at[producer, how] = xs_[-1]
             bars = ax2.bar(
                 xs_,
                 values,
@@ -513,19 +516,23 @@ def plot_peers(result: Result) -> Any:
         ax2.set_xticks(range(len(hows)), hows)
         ax2.set_yscale("log")
         ax2.set_ylim(3, max(c.get("ns_per_call") or 1 for c in c_cells) * 4)
-        ax2.axhline(80, color="#c0392b", linestyle="--", linewidth=1)
-        ax2.text(  # at the left, above the line: the borrow bars stay far below it
-            -0.45,
-            80 * 1.12,
-            "target: managed <= 80 ns",
-            ha="left",
-            va="bottom",
-            fontsize=7.5,
-            color="#c0392b",
-        )
+        # The target is one bar's (a dlarray array's managed exchange): its
+        # line spans that bar only, and the legend names it, so that no label
+        # sits on the line or on another bar's value.
+        limit = _c_target_limit(data, size)
+        if limit is not None and ("dlarray", "managed") in bar_at:
+            middle = bar_at["dlarray", "managed"]
+            ax2.plot(
+                [middle - width * 0.46, middle + width * 0.46],  # the bar's own width
+                [limit, limit],
+                color="#c0392b",
+                linestyle="--",
+                linewidth=1.5,
+                label=f"target: managed <= {limit:g} ns",
+            )
         ax2.set_ylabel("ns per exchange")
         ax2.set_title("Exchanges made from C (examples/c_extension, time_exchanges)", fontsize=10)
-        ax2.legend(loc="upper center", ncol=2, fontsize=8)
+        ax2.legend(loc="upper left", fontsize=8)
         ax2.grid(axis="y", color="#dddddd", linewidth=0.8)
         ax2.set_axisbelow(True)
     else:
@@ -543,18 +550,44 @@ def plot_peers(result: Result) -> Any:
     return fig
 
 
-def _rss_resolution(cases: list[dict[str, Any]]) -> int:
-    """The step of the RSS readings in bytes: a page (the readings are whole
-    pages, so a growth below one page reads as 0).  The greatest common
-    divisor of the readings, within 1 KiB..64 KiB; 4096 when that fails."""
-    import math
+#: The base page size by machine (as named in ``platform.platform()``, which
+#: each result records): ``/proc/self/statm`` counts pages of this size, so
+#: the RSS readings of a run there are whole multiples of it.
+PAGE_BYTES = {"x86_64": 4096}
 
-    readings = [c.get(k) for c in cases for k in ("rss_before_bytes", "rss_after_bytes")]
+
+def _c_target_limit(data: dict[str, Any], size: str) -> float | None:
+    """The limit in ns of the exchange target judged from C at ``size`` (the
+    one target whose limit is a time, not a ratio), or None."""
+    for target in data.get("targets", []):
+        if target.get("limit_unit") == "ns" and target.get("size") == size:
+            return float(target["limit"])
+    return None
+
+
+def _rss_resolution(data: dict[str, Any]) -> tuple[int, str]:
+    """The step of a memory run's RSS readings in bytes (a growth below one
+    step reads as 0), and what the step is: ("page" or "step").
+
+    In order: the page size the run recorded (``method.page_bytes``); the
+    machine's page size where the RSS came from ``/proc/self/statm``; else the greatest
+    common divisor of the readings, which is a whole number of pages and may
+    be more than one page (the readings of the 2026-11-28 run happen to be
+    multiples of 8 KiB on a machine of 4 KiB pages), so it is called a step."""
+    method = data.get("method") or {}
+    if isinstance(method.get("page_bytes"), int):
+        return method["page_bytes"], "page"
+    rss = str(method.get("rss", ""))
+    machine = next((m for m in PAGE_BYTES if m in str(data.get("platform", ""))), None)
+    if rss.endswith("statm") and machine is not None:
+        return PAGE_BYTES[machine], "page"
     step = 0
-    for value in readings:
-        if isinstance(value, int) and value > 0:
-            step = math.gcd(step, value)
-    return step if 1024 <= step <= 65536 else 4096
+    for case in data.get("cases") or []:
+        for key in ("rss_before_bytes", "rss_after_bytes"):
+            value = case.get(key)
+            if isinstance(value, int) and value > 0:
+                step = math.gcd(step, value)
+    return (step if 1024 <= step <= 65536 else 4096), "step"
 
 
 def _wrap_label(text: str, width: int = 36) -> str:
@@ -570,20 +603,40 @@ def _wrap_label(text: str, width: int = 36) -> str:
     return text[:at].rstrip() + "\n" + text[at:].lstrip()
 
 
-def _fit_labels_right(fig: Any, ax: Any, labels: list[Any]) -> None:
+def _fit_labels_right(fig: Any, ax: Any, labels: list[Any]) -> bool:
     """Widen a log-scale x axis until every one of ``labels`` (texts placed
-    right of their bars) ends inside the axes, not across its right edge."""
-    import math
-
+    right of their bars) ends inside the axes, not across its right edge;
+    return whether it had to."""
     renderer = fig.canvas.get_renderer()
+    widened = False
     for _ in range(10):
         box = ax.get_window_extent(renderer)
         over = max(label.get_window_extent(renderer).x1 for label in labels) - box.x1
         if over <= -4:  # a few pixels of room
-            return
+            return widened
         lo, hi = ax.get_xlim()
         per_pixel = math.log10(hi / lo) / box.width
         ax.set_xlim(lo, hi * 10 ** ((over + 8) * per_pixel * 1.5))
+        widened = True
+    return widened
+
+
+def _place_clear_of(fig: Any, ax: Any, label: Any, end: float, marks: list[float]) -> None:
+    """Put ``label`` (a text in data coordinates on a log x axis) just right
+    of ``end``, its bar's end, and then right of each vertical mark of its
+    row (x positions in ``marks``) that it would otherwise cover, with a few
+    pixels' room on both sides."""
+    renderer = fig.canvas.get_renderer()
+    x = end * 1.04
+    for _ in range(len(marks) + 1):
+        label.set_x(x)
+        box = label.get_window_extent(renderer)
+        covered = [
+            m for m in marks if box.x0 - 3 <= ax.transData.transform((m, 0))[0] <= box.x1 + 3
+        ]
+        if not covered:
+            return
+        x = max(covered) * 1.04
 
 
 def plot_memory(result: Result) -> Any:
@@ -604,7 +657,7 @@ def plot_memory(result: Result) -> Any:
     if not cases:
         return _no_data("Memory over many exchanges", "no memory.json result")
     limit = data.get("method", {}).get("limit_bytes", 1_000_000)
-    page = _rss_resolution(cases)
+    page, unit = _rss_resolution(data)
     names = [_wrap_label(c["case"]) for c in cases]
     fig = new_figure(7, 0.42 * len(cases) + 1.9)
     left, right = fig.subplots(
@@ -644,7 +697,7 @@ def plot_memory(result: Result) -> Any:
     counts = sorted({c["exchanges"] for c in cases})
     over = f"{counts[0]:,}" if len(counts) == 1 else "the"
     left.set_xlabel(
-        f"leak per exchange, at most: (RSS growth + one {page // 1024} KiB page)\n"
+        f"leak per exchange, at most: (RSS growth + one {page / 1024:g} KiB {unit})\n"
         f"/ {over} exchanges (log scale)",
         fontsize=8.5,
     )
@@ -692,6 +745,7 @@ def plot_namespace(result: Result) -> Any:
     ratios = [r.get("ratio_dlarray_numpy") for r in rows]
     fig = new_figure(7.4, 0.36 * len(rows) + 1.7)  # the page width
     ax = fig.add_axes((0.3, 0.12, 0.66, 0.8))
+    values: list[tuple[Any, float, list[float]]] = []  # (label, bar end, marks in its row)
     for i, (row, ratio) in enumerate(zip(rows, ratios, strict=True)):
         judged = row.get("judged", True)
         tick = "#c0392b" if judged else "#999999"
@@ -704,15 +758,24 @@ def plot_namespace(result: Result) -> Any:
         met = row.get("meets_target")
         colour = ("#009e73" if met else "#e69f00") if judged else "#bbbbbb"
         ax.barh(i, ratio, color=colour, height=0.62)
-        ax.text(ratio * 1.04, i, f"{ratio:.2f}x", va="center", fontsize=8)
+        marks = [1.0, row["target"], *([row["goal"]] if row.get("goal") is not None else [])]
+        values.append((ax.text(ratio, i, f"{ratio:.2f}x", va="center", fontsize=8), ratio, marks))
     ax.axvline(1.0, color="#444444", linewidth=0.9)
     ax.set_xscale("log")
     finite = [r for r in ratios if r]
-    right = max([*finite, 2.0]) * 1.6
     # Room on the left for the fastest row's bar and its label (rows faster
     # than NumPy, such as the large reductions, reach below 0.5x).
     left = max(t for t in (0.1, 0.2, 0.25, 0.5) if t <= min([*finite, 0.75]) / 1.4)
-    ax.set_xlim(left, right)
+    ax.set_xlim(left, max([*finite, 2.0]) * 1.6)
+    # Each value right of its bar, moved past the marks of its row (the 1x
+    # line, the target, the goal) that it would cover; widening the axis for
+    # the labels moves them against the marks, so place and fit until both hold.
+    for _ in range(5):
+        for label, end, marks in values:
+            _place_clear_of(fig, ax, label, end, marks)
+        if not _fit_labels_right(fig, ax, [label for label, _, _ in values]):
+            break
+    right = ax.get_xlim()[1]
     ticks = [
         t
         for t in (0.1, 0.2, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50, 100)
@@ -723,8 +786,9 @@ def plot_namespace(result: Result) -> Any:
     ax.set_yticks(range(len(rows)), labels, fontsize=8.5)
     ax.invert_yaxis()
     ax.set_xlabel(
-        "dlarray's time / NumPy's (median; log scale)\nred tick: the row's target (green bar: "
-        "met, orange: missed); dotted blue: goal; grey: a reference limit, not a target",
+        "dlarray's time / NumPy's (median; log scale)\n"
+        "red tick: the row's target (green bar: met, orange: missed);\n"
+        "dotted blue: goal; grey: a reference limit, not a target",
         fontsize=8.5,
     )
     judged_rows = [r for r in rows if r.get("judged", True)]
@@ -1457,6 +1521,9 @@ def plot_threads(data: dict[str, Any]) -> Any:
         for x, h in zip(xs, heights, strict=True):
             if h:
                 ax.text(x, h * 1.02, f"{h / rates[counts[0]]:.2f}x", ha="center", fontsize=7.5)
+    # Headroom for the labels above the bars: the tallest one's stays below the frame.
+    tallest = max(row["exchanges_per_second"] for run in runs.values() for row in run["rows"])
+    ax.set_ylim(0, tallest / 1e6 * 1.15)
     ax.set_xticks(range(len(counts)), [f"{n} thread{'s' if n > 1 else ''}" for n in counts])
     ax.set_ylabel("million exchanges / s", fontsize=8.5)
     ax.set_title("Exchanges per second, all threads together (above each bar: the speed-up "
