@@ -122,7 +122,9 @@ html_theme = "furo"
 # heading keeps the subtitle, "DLPack from the ground up").
 html_title = f"dlarray {release}"
 html_short_title = "dlarray"
-html_static_path: list[str] = []
+# docs/_static/dlarray.css: wide tables that fit, or scroll visibly, at 1366 px.
+html_static_path = ["_static"]
+html_css_files = ["dlarray.css"]
 html_show_sourcelink = True
 # "On this page" lists an object by its own name ("__dlpack__()", not
 # "DLArray.__dlpack__()"): its section already says whose it is.

@@ -37,6 +37,7 @@ import io
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -1403,13 +1404,6 @@ def conformance_fragments(result: Result) -> dict[str, str]:
     return out
 
 
-if __name__ == "__main__":  # python docs/_ext/dlarray_docs_figures.py: generate, no Sphinx
-    here = Path(__file__).resolve().parent.parent
-    t0 = time.perf_counter()
-    changed = build_all(here, here.parent)
-    print(f"{changed} file(s) updated in {here / '_generated'} ({time.perf_counter() - t0:.1f} s)")
-
-
 # ---------------------------------------------------------------- the probe
 
 PROBE = "probe.json"
@@ -1486,13 +1480,29 @@ def _probe_rows(libraries: dict[str, Any], verdict: str) -> list[tuple[str, ...]
                 rows.append([name, [r["case"]], r, key])
     out = []
     for name, cases, r, _ in rows:
-        link = r["link"] or ""
-        shown = f"[{link.split('github.com/')[-1]}]({link})" if link else ""
+        shown = _upstream_link(r["link"]) if r["link"] else ""
         names = ", ".join(f"`{c}`" for c in cases)
         out.append(
             (f"{name} {lib_version(libraries, name)}", names, r["observed"], r["spec"], shown)
         )
     return out
+
+
+#: A GitHub issue or pull request: owner, repository, kind, number.
+GITHUB_THREAD = re.compile(r"https://github\.com/([^/]+)/([^/]+)/(issues|pull)/(\d+)/?")
+
+
+def _upstream_link(url: str) -> str:
+    """A link to an upstream thread, short enough for a table column at
+    1366 px: a GitHub issue or pull request as "numpy#30937" (repository and
+    number; the link's title says the owner and the kind), any other address
+    as it is."""
+    thread = GITHUB_THREAD.fullmatch(url)
+    if thread is None:
+        return f"<{url}>"
+    owner, repository, kind, number = thread.groups()
+    what = "pull request" if kind == "pull" else "issue"
+    return f'[{repository}#{number}]({url} "{owner}/{repository} {what} {number}")'
 
 
 def lib_version(libraries: dict[str, Any], name: str) -> str:
@@ -1546,3 +1556,10 @@ def threads_table(data: dict[str, Any]) -> str:
     ]
     table = md_table(("interpreter", "threads", "exchanges / s", "speed-up"), rows, "lrrr")
     return table + f"\n{data.get('note', '')}\n"
+
+
+if __name__ == "__main__":  # python docs/_ext/dlarray_docs_figures.py: generate, no Sphinx
+    here = Path(__file__).resolve().parent.parent
+    t0 = time.perf_counter()
+    changed = build_all(here, here.parent)
+    print(f"{changed} file(s) updated in {here / '_generated'} ({time.perf_counter() - t0:.1f} s)")
