@@ -159,7 +159,9 @@ def start_cluster(workers, **options):
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        # Any free port: the scheduler always serves HTTP (its default port
+        # 8787 may be taken by another cluster, and then it warns).
+        dashboard_address=":0",
         **options,
     )
     with Client(cluster) as client:  # Cubed checks the workers' memory first

@@ -144,6 +144,7 @@ def no_gpu(monkeypatch):
 _MISSING_PATTERNS = (
     (re.compile(r"no usable (CUDA )?GPU|NVIDIA GPU"), "gpu"),
     (re.compile(r"^upstream: "), "upstream"),
+    (re.compile(r" installed; the pins are for "), "pins"),
     (re.compile(r"arrived in (3\.\d+)"), None),
     (re.compile(r"No module named '([\w]+)"), None),
     (re.compile(r"could not import '([\w]+)"), None),
@@ -158,6 +159,7 @@ _MISSING_PATTERNS = (
 _HOW_TO_GET = {
     "gpu": "a machine with an NVIDIA GPU and its driver (then: bash tests/cuda/device_check.sh)",
     "upstream": "a peer's own bug, named in the reason (nothing to install)",
+    "pins": "nox -s 'interop(<peer>)' (the committed probe run's versions, docs/_data/probe.json)",
     "3.12": "Python >= 3.12: nox -s tests_python-3.12 (eval \"$(.ci/pythons)\" finds it)",
     "cuda": "nox -s cuda_packages (your venv: pip install -e '.[cuda]')",
     "cupy": "nox -s cuda_packages (your venv: pip install -e '.[cupy]')",

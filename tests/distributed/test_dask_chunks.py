@@ -20,7 +20,7 @@ A = np.arange(48.0 * 40.0).reshape(48, 40) / 7.0
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
     ) as cluster:
         with distributed.Client(cluster) as c:
             c.wait_for_workers(2)

@@ -8,8 +8,9 @@ registers bfloat16 and the eight fp8 types in NumPy's DLPack dtype registry
 (``numpy.dtypes.register_dlpack_dtype``, numpy#31256), and :class:`TestNumpy`
 exchanges those through DLPack too, both ways, zero-copy (the peers table
 adds them to NumPy's dtypes); fp6 and fp4, one byte per element in
-ml_dtypes but packed in DLPack, stay unregistered.  The shared matrix is :class:`TestNumpy`; the rest of this module
-goes deeper into NumPy's layouts and dtypes.
+ml_dtypes but packed in DLPack, stay unregistered.  The shared matrix is
+:class:`TestNumpy`; the rest of this module goes deeper into NumPy's layouts
+and dtypes.
 
 Zero-copy exchange with NumPy, both directions.
 

@@ -33,10 +33,13 @@ KINDS = ("cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "syc
 
 
 def run(
-    *args: str, cwd: Path, timeout: float = 60, env: dict[str, str] | None = None
+    *args: str, cwd: Path, timeout: float = 300, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     # Run outside the source tree, so that `python -m dlarray` imports the
-    # installed package (with its compiled core) as a user's would.
+    # installed package (with its compiled core) as a user's would.  The
+    # doctor runs each installed peer in a child of its own (about 20 s with
+    # torch, JAX, tvm-ffi and dpnp, longer on a loaded machine): the timeout
+    # only catches a hang.
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )

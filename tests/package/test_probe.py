@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from dlarray import _probe
@@ -329,6 +330,15 @@ def test_committed_outcomes_still_hold(name: str, tmp_path: Path) -> None:
         pytest.skip(
             f"{name} {peer.version()} installed; the pins are for {committed['version']} "
             f"(pip install '{peer.pip}=={pinned}')"
+        )
+    numpy_pin = COMMITTED["libraries"]["numpy"]["version"]
+    if name != "dlarray" and np.__version__ != numpy_pin:
+        # The peers' arrays are made and read back through NumPy, and
+        # array-api-strict imports through numpy.from_dlpack: their outcomes
+        # hold for the NumPy they were recorded with.
+        pytest.skip(
+            f"numpy {np.__version__} installed; the pins are for {numpy_pin} "
+            f"(pip install 'numpy=={numpy_pin}')"
         )
     if COMMITTED["ml_dtypes"] and load_ml_dtypes() is None:
         pytest.skip(

@@ -38,6 +38,8 @@ REASONS = {
     "isolated interpreters arrived in 3.12": "3.12",
     "upstream: dask.distributed 2026.8.0's asynchronous Client.scheduler_info() carries "
     "no workers": "upstream",
+    "jax 0.12.1 installed; the pins are for 0.10.2 (pip install 'jax==0.10.2')": "pins",
+    "numpy 2.5.5 installed; the pins are for 2.4.6 (pip install 'numpy==2.4.6')": "pins",
 }
 
 
