@@ -102,27 +102,36 @@ def tests_oldest(session: nox.Session) -> None:
 
 @nox.session
 def cuda_packages(session: nox.Session) -> None:
-    """The suite with CUDA's Python packages installed, on a machine with or
-    without a GPU: cuda-bindings' path when no driver is found, and CuPy's
-    argument checks run on every namespace call over host memory (CuPy
-    imports without a GPU).  It downloads CuPy for CUDA 13 and cuda-bindings
-    (about 350 MB in the venv), which is why the README's ``nox -s tests``
-    leaves them out; CI runs both."""
+    """The tests that meet CUDA's Python packages, with them installed, on a
+    machine with or without a GPU: cuda-bindings' path when no driver is
+    found, and CuPy's argument checks run on every namespace call over host
+    memory (CuPy imports without a GPU); the memory, protocol, install-hint
+    and doctor tests, where the packages' presence changes the path taken.
+    It downloads CuPy for CUDA 13 and cuda-bindings (about 350 MB in the
+    venv), which is why the README's ``nox -s tests`` leaves them out; CI
+    runs both."""
     session.install(".", *TEST_DEPS, HYPOTHESIS, "cuda-bindings", *CUPY_CALL_SHAPES)
-    _run_pytest(session)
+    _run_pytest(session, *CUDA_PACKAGE_TESTS)
 
 
-def _run_pytest(session: nox.Session) -> None:
+#: What cuda_packages runs (CUDA_PACKAGE_TESTS below the tests folder).
+CUDA_PACKAGE_TESTS = ("memory", "protocols", "package/test_install_hints.py",
+                      "package/test_main.py")  # fmt: skip
+
+
+def _run_pytest(session: nox.Session, *tests: str) -> None:
+    """pytest over ``tests`` (paths below tests/; default: the whole suite
+    and the installed package's doctests), from outside the tree."""
+    where = [str(ROOT / "tests" / t) for t in tests] or [
+        str(ROOT / "tests"), "--doctest-modules", "--pyargs", "dlarray",
+    ]  # fmt: skip
     # Run from a temporary directory so that `import dlarray` finds the
     # installed package (with its compiled core), not the source tree; the
     # docstring examples of the installed package run as doctests.
     with session.chdir(session.create_tmp()):
         session.run(
             "pytest",
-            str(ROOT / "tests"),
-            "--doctest-modules",
-            "--pyargs",
-            "dlarray",
+            *where,
             "-p",
             "no:cacheprovider",
             "--rootdir",
