@@ -34,9 +34,9 @@ the same test:
 ``--array-api-only=NAMES`` (comma-separated: ``dlarray,array_api_strict``)
 keeps the tests parametrised with one of these backends: the name as a
 whole word in the test id's parameters (:func:`backend_of`).
-``--array-api-report=FILE`` writes each test's backend, outcome and the
-first line of its message (a failure's, or a skip's reason) to FILE as
-JSON.
+``--array-api-report=FILE`` writes each test's backend, outcome, the first
+line of its message (a failure's, or a skip's reason) and its seconds to
+FILE as JSON.
 
 Run it from outside the source tree, so that the installed dlarray is
 imported, with the project's directory as the root so that its conftest.py
@@ -139,7 +139,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--array-api-report",
         metavar="FILE",
         default=None,
-        help="write each test's backend, outcome and message to FILE (JSON)",
+        help="write each test's backend, outcome, message and seconds to FILE (JSON)",
     )
 
 
@@ -243,21 +243,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
-#: nodeid -> {"backend", "outcome", "message"}: what --array-api-report writes.
-_OUTCOMES: dict[str, dict[str, str | None]] = {}
+#: nodeid -> {"backend", "outcome", "message", "seconds"}: what
+#: --array-api-report writes.
+_OUTCOMES: dict[str, dict[str, Any]] = {}
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """One outcome per test: an error in setup or teardown, or the call's
-    failure, outranks the call's pass."""
+    failure, outranks the call's pass.  Its seconds add up the three phases."""
     outcome = _outcome(report)
-    known = _OUTCOMES.get(report.nodeid)
-    if outcome is not None and (known is None or known["outcome"] == "passed"):
-        _OUTCOMES[report.nodeid] = {
-            "backend": backend_of(report.nodeid, _OPTIONS["only"]),
-            "outcome": outcome,
-            "message": _message(report.longrepr),
-        }
+    known = _OUTCOMES.setdefault(report.nodeid, {"outcome": None, "seconds": 0.0})
+    known["seconds"] += report.duration
+    if outcome is not None and known["outcome"] in (None, "passed"):
+        known.update(
+            backend=backend_of(report.nodeid, _OPTIONS["only"]),
+            outcome=outcome,
+            message=_message(report.longrepr),
+        )
 
 
 def _outcome(report: pytest.TestReport) -> str | None:

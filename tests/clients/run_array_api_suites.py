@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -49,8 +50,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 DLARRAY = "dlarray"
 BACKENDS = (DLARRAY, "array_api_strict")
 #: One test's result, as array_api_plugin.py's --array-api-report gives it:
-#: {"backend": ..., "outcome": ..., "message": ...}.
-Result = dict[str, str]
+#: {"backend": ..., "outcome": ..., "message": ..., "seconds": ...}.
+Result = dict[str, Any]
 #: The table's columns: "failed" counts errors too, "passed" xpasses.
 COLUMNS = ("passed", "failed", "skipped", "xfailed")
 FOLDED = {"error": "failed", "xpassed": "passed"}
