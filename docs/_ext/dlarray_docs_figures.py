@@ -984,6 +984,7 @@ def benchmark_fragments(sources: dict[str, Result]) -> dict[str, str]:
         )
     }
     out["benchmarks_targets.md"] = _targets_table(peers, namespace)
+    out["benchmarks_summary.md"] = _summary(peers, memory, namespace)
     for size in ("1", "1M"):
         out[f"benchmarks_peers_{size}.md"] = _peers_table(peers, size)
     out["benchmarks_peers_c.md"] = _c_table(peers)
@@ -991,6 +992,140 @@ def benchmark_fragments(sources: dict[str, Result]) -> dict[str, str]:
     out["benchmarks_exchange.md"] = _exchange_table(exchange)
     out["benchmarks_namespace.md"] = _namespace_table(namespace)
     return out
+
+
+#: The summary's exchanges: the row of bench_peers.py's table, and its name.
+SUMMARY_EXCHANGES = (
+    ("X.from_dlpack(torch)", "import a torch tensor"),
+    ("X.from_dlpack(numpy)", "import a NumPy array"),
+    ("x.__dlpack__()", "export a capsule"),
+    ("x.__dlpack__(max_version=(1, 3))", "export a versioned capsule"),
+)
+#: How the summary names the peers (bench_peers.py's library names).
+PEER_NAMES = {"numpy": "NumPy", "torch": "torch", "tvm_ffi": "tvm-ffi", "jax": "JAX"}
+
+
+def _elements(inputs: str) -> int:
+    """The element count of a namespace row's inputs: "4x4 float64" -> 16."""
+    return math.prod(int(n) for n in inputs.split()[0].split("x"))
+
+
+def _span(values: list[float], unit: str = "x", digits: int = 2) -> str:
+    """ "0.55x to 1.02x", or one value when all are equal as printed."""
+    low, high = f"{min(values):.{digits}f}", f"{max(values):.{digits}f}"
+    return f"{low}{unit}" if low == high else f"{low}{unit} to {high}{unit}"
+
+
+def _summary(peers: Result, memory: Result, namespace: Result) -> str:
+    """The answer first: what dlarray's exchanges cost and how they compare
+    with each peer's, the namespace's cost over NumPy's on small and large
+    arrays, the memory verdict and the targets' verdict, all from the same
+    runs as the rest of the page."""
+    lines = []
+    data = peers.data or {}
+    if data.get("cells"):
+        ns = {
+            operation: _peer_cell(data, operation, "dlarray", "1").get("ns_per_call")
+            for operation, _ in SUMMARY_EXCHANGES
+        }
+        c_cell = next(
+            (
+                c
+                for c in data.get("c_level", {}).get("cells", [])
+                if (c["producer"], c["how"], c["size"]) == ("dlarray", "managed", "1")
+            ),
+            {},
+        )
+        said = ", ".join(
+            f"{name} in **{_duration(ns[operation])}**" for operation, name in SUMMARY_EXCHANGES[:3]
+        )
+        text = (
+            f"- **Exchanges.** dlarray's own calls: {said} "
+            "(float32, the same at 1 and 1M elements: nothing is copied)"
+        )
+        if c_cell.get("ns_per_call") is not None:
+            text += (
+                f"; from C, through dlarray's exchange table, "
+                f"**{_duration(c_cell['ns_per_call'])}**"
+            )
+        lines.append(
+            text + ". Against each library making the same exchange, dlarray's time divided "
+            "by that library's (below 1: dlarray is faster):"
+        )
+    namespace_rows = (namespace.data or {}).get("rows") or []
+    measured = [r for r in namespace_rows if r.get("ratio_dlarray_numpy") is not None]
+    large = [r for r in measured if _elements(r["inputs"]) >= 1_000_000]
+    small = [r for r in measured if _elements(r["inputs"]) < 1_000]
+    if large and small:
+        targets = [r for r in small if r.get("judged", True)]
+        others = [r for r in small if not r.get("judged", True)]
+        extra = [
+            r["libraries"]["dlarray"]["median_ns"] - r["libraries"]["numpy"]["median_ns"]
+            for r in targets
+        ]
+        text = (
+            "- **Namespace.** On arrays of a million "
+            f"elements and more, dlarray takes {_span([r['ratio_dlarray_numpy'] for r in large])}"
+            f" NumPy's time. On {' and '.join(sorted({r['inputs'] for r in small}))} arrays, "
+            "where a call is nearly all overhead, "
+            f"the {len(targets)} operations with a target take "
+            f"{_span([r['ratio_dlarray_numpy'] for r in targets])} "
+            f"({_span(extra, '', 0)} ns more per call)"
+        )
+        if others:
+            text += (
+                f", the {len(others)} with a reference limit "
+                f"{_span([r['ratio_dlarray_numpy'] for r in others])}"
+            )
+        lines.append(text + "; [the namespace table](#namespace-overhead-against-numpy) has each.")
+    cases = (memory.data or {}).get("cases") or []
+    if cases:
+        counts = sorted({c["exchanges"] for c in cases})
+        growth = max(c["growth_bytes"] for c in cases)
+        refs = [c["refcount_delta"] for c in cases]
+        passed = (memory.data or {}).get("all_passed")
+        lines.append(
+            f"- **{'No leak' if passed else 'A leak'}.** {len(cases)} kinds of exchange, "
+            f"{'/'.join(f'{n:,}' for n in counts)} times each: RSS growth {growth:,} bytes "
+            "at most, "
+            + (
+                "reference counts back in every case."
+                if not any(refs)
+                else f"a reference left behind in {sum(map(bool, refs))} of them."
+            )
+        )
+    verdict = _targets_table(peers, namespace).split("\n\n", 1)[0]  # its verdict line
+    lines.append(f"- **Targets.** {verdict.replace('**', '')} [The verdict](#targets) has each.")
+    text = "\n".join(lines[:1]) + "\n"
+    if data.get("cells"):
+        text += "\n" + _summary_ratios(data) + "\n"
+    text += "\n".join(lines[1:]) + "\n"
+    runs = [
+        f"{what} {_label(result)}"
+        for what, result in (("exchanges", peers), ("namespace", namespace), ("memory", memory))
+        if result.data is not None and _label(result)
+    ]
+    if runs:
+        text += (
+            f"\nRuns: {'; '.join(runs)}; on {_machine(data) or 'a machine not recorded'}. "
+            "[Where the numbers come from](#where-the-numbers-come-from) has the versions.\n"
+        )
+    return text
+
+
+def _summary_ratios(data: dict[str, Any]) -> str:
+    """dlarray's time over each peer's for the summary's exchanges (float32[1])."""
+    libraries = [name for name in _libraries(data) if name != "dlarray"]
+    rows = []
+    for operation, name in SUMMARY_EXCHANGES:
+        dl = _peer_cell(data, operation, "dlarray", "1").get("ns_per_call")
+        row = [name, _duration(dl)]
+        for library in libraries:
+            theirs = _peer_cell(data, operation, library, "1").get("ns_per_call")
+            row.append("n/a" if dl is None or theirs is None else f"{_ratio(dl / theirs)}x")
+        rows.append(row)
+    header = ("float32[1]", "dlarray", *(PEER_NAMES.get(n, n) for n in libraries))
+    return md_table(header, rows, "lr" + "r" * len(libraries))
 
 
 def _missing(result: Result) -> str:
