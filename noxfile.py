@@ -28,6 +28,8 @@ nox -s interop      the interop matrix with each peer: interop(numpy), interop(t
 nox -s clients      real Array API consumers (scikit-learn, SciPy, array-api-extra,
                     array-api-compat, einops) driven with dlarray arrays, next to
                     array-api-strict, every result compared with NumPy's
+nox -s array_api_suites  those projects' own Array API tests with dlarray as a backend
+                    beside array-api-strict, and the counts of each
 """
 
 from __future__ import annotations
@@ -478,6 +480,25 @@ def clients(session: nox.Session) -> None:
             *session.posargs,
             env={"SCIPY_ARRAY_API": "1", "DLARRAY_CLIENTS": "1"},
         )
+
+
+@nox.session(python="3.11")
+def array_api_suites(session: nox.Session) -> None:
+    """scikit-learn's, SciPy's (special, stats, signal) and array-api-extra's
+    own Array API tests with dlarray added as a backend beside
+    array-api-strict (tests/clients/array_api_plugin.py): passed / failed /
+    skipped / xfailed per project and backend, then the failures seen with
+    dlarray only, with what array-api-strict's run of the same test did.
+    Fails only when a project's tests could not run.  4 to 8 minutes on 2
+    cores.  Arguments go to tests/clients/run_array_api_suites.py (projects,
+    --scipy-modules, --json FILE, --mixed, -- pytest options)."""
+    clients = ROOT / "tests" / "clients"
+    session.install(
+        ".", *TEST_DEPS, HYPOTHESIS,
+        "-r", str(clients / "requirements.txt"), "-r", str(clients / "array-api-suites.txt"),
+    )  # fmt: skip
+    with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
+        session.run("python", str(clients / "run_array_api_suites.py"), *session.posargs)
 
 
 # The engines of the distributed session, pinned (docs/beyond.md).  distributed
