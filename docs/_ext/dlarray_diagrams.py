@@ -22,7 +22,17 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from dlarray_docs_figures import EDGE, FILL, RC, _canvas, arrow, box, svg, write_if_changed
+from dlarray_docs_figures import (
+    EDGE,
+    FILL,
+    RC,
+    _canvas,
+    arrow,
+    box,
+    overlapping_labels,
+    svg,
+    write_if_changed,
+)
 
 # The content column of the theme, in inches at 96 px per inch: a figure this
 # wide is shown at 1:1, so a 10 pt label is 13 px on screen.
@@ -37,8 +47,12 @@ def setup(app: Any) -> dict[str, Any]:
 
 
 def generate(app: Any) -> None:
+    """Draw every diagram into ``<srcdir>/_generated``; warn (an error under
+    ``-W``) for each pair of labels that overlap."""
     import matplotlib
+    from sphinx.util import logging
 
+    log = logging.getLogger(__name__)
     out = Path(app.srcdir) / "_generated"
     out.mkdir(exist_ok=True)
     with matplotlib.rc_context(RC):
@@ -50,6 +64,8 @@ def generate(app: Any) -> None:
             "layers.svg": draw_layers(),
         }
         for name, fig in figures.items():
+            for pair in overlapping_labels(fig):
+                log.warning(f"dlarray_diagrams: labels overlap in {name}: {pair}")
             write_if_changed(out / name, svg(fig))
 
 

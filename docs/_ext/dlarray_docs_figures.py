@@ -114,44 +114,87 @@ def _exclude_inputs(app: Any, config: Any) -> None:
 
 
 def generate(app: Any) -> None:
-    """Write every figure and fragment into ``<srcdir>/_generated``."""
+    """Write every figure and fragment into ``<srcdir>/_generated``; warn (an
+    error under ``-W``) for each pair of labels that overlap in a chart."""
     from sphinx.util import logging
 
     start = time.perf_counter()
     srcdir = Path(app.srcdir)
-    written = build_all(srcdir, srcdir.parent)
+    written, overlaps = build_all(srcdir, srcdir.parent)
     elapsed = time.perf_counter() - start
-    logging.getLogger(__name__).info(
-        f"dlarray_docs_figures: {written} file(s) updated in _generated/ ({elapsed:.1f} s)"
-    )
+    log = logging.getLogger(__name__)
+    for overlap in overlaps:
+        log.warning(f"dlarray_docs_figures: labels overlap in {overlap}")
+    log.info(f"dlarray_docs_figures: {written} file(s) updated in _generated/ ({elapsed:.1f} s)")
 
 
-def build_all(srcdir: Path, root: Path) -> int:
-    """Generate everything; return how many files changed."""
+def build_all(srcdir: Path, root: Path) -> tuple[int, list[str]]:
+    """Generate everything; return how many files changed, and the labels
+    that overlap in the charts ("peers.svg: '55' and 'target ...'")."""
     import matplotlib
 
     out = srcdir / "_generated"
     out.mkdir(exist_ok=True)
     sources = {name: load_result(name, srcdir, root) for name in RESULTS}
+    threads = _read_json(srcdir / "_data" / "threads.json")
     outputs: dict[str, bytes] = {}
+    overlaps = []
     with matplotlib.rc_context(RC):
-        outputs["peers.svg"] = svg(plot_peers(sources["peers"]))
-        outputs["memory.svg"] = svg(plot_memory(sources["memory"]))
-        outputs["namespace.svg"] = svg(plot_namespace(sources["namespace"]))
-        outputs["conformance.svg"] = svg(plot_conformance(sources["conformance"]))
+        charts = {
+            "peers.svg": plot_peers(sources["peers"]),
+            "memory.svg": plot_memory(sources["memory"]),
+            "namespace.svg": plot_namespace(sources["namespace"]),
+            "conformance.svg": plot_conformance(sources["conformance"]),
+            "threads.svg": plot_threads(threads),
+        }
+        for name, fig in charts.items():
+            overlaps += [f"{name}: {pair}" for pair in overlapping_labels(fig)]
+            outputs[name] = svg(fig)
     for name, text in benchmark_fragments(sources).items():
         outputs[name] = text.encode()
     for name, text in conformance_fragments(sources["conformance"]).items():
         outputs[name] = text.encode()
     for name, text in probe_fragments(srcdir).items():
         outputs[name] = text.encode()
-    threads = _read_json(srcdir / "_data" / "threads.json")
-    with matplotlib.rc_context(RC):
-        outputs["threads.svg"] = svg(plot_threads(threads))
     outputs["benchmarks_threads.md"] = threads_table(threads).encode()
     budgets = _read_json(root / "benchmarks" / "instruction_budgets.json")
     outputs["benchmarks_instructions.md"] = instructions_table(budgets).encode()
-    return sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
+    changed = sum(write_if_changed(out / name, data) for name, data in sorted(outputs.items()))
+    return changed, overlaps
+
+
+def overlapping_labels(fig: Any) -> list[str]:
+    """Each pair of texts of ``fig`` whose drawn boxes overlap (by more than
+    half a pixel each way), as "'55' and 'target: managed <= 80 ns'".
+
+    Every text counts: titles, axis labels, drawn tick labels, legends, the
+    labels on bars.  A tick label of a tick outside its axis's view is not
+    drawn, and is left out."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()  # the final layout: the extents below are the drawn ones
+    renderer = fig.canvas.get_renderer()
+    hidden = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            slack = (high - low) * 1e-10
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - slack <= tick.get_loc() <= high + slack:
+                    hidden.update((id(tick.label1), id(tick.label2)))
+    texts = [
+        (text, text.get_window_extent(renderer))
+        for text in fig.findobj(Text)
+        if text.get_visible() and text.get_text().strip() and id(text) not in hidden
+    ]
+    pairs = []
+    for i, (a, box_a) in enumerate(texts):
+        for b, box_b in texts[i + 1 :]:
+            width = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            height = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if width > 0.5 and height > 0.5:
+                pairs.append(f"{a.get_text()[:40]!r} and {b.get_text()[:40]!r}")
+    return pairs
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
@@ -1696,5 +1739,7 @@ def threads_table(data: dict[str, Any]) -> str:
 if __name__ == "__main__":  # python docs/_ext/dlarray_docs_figures.py: generate, no Sphinx
     here = Path(__file__).resolve().parent.parent
     t0 = time.perf_counter()
-    changed = build_all(here, here.parent)
+    changed, overlaps = build_all(here, here.parent)
     print(f"{changed} file(s) updated in {here / '_generated'} ({time.perf_counter() - t0:.1f} s)")
+    for overlap in overlaps:
+        print(f"labels overlap in {overlap}")
