@@ -219,6 +219,8 @@ def to_json(cases: list[LeakCase], notes: list[str], quick: bool) -> dict[str, A
             "warmup": WARMUP,
             "limit_bytes": LIMIT_BYTES,
             "rss": str(STATM) if STATM.exists() else "getrusage ru_maxrss (peak)",
+            # /proc/self/statm counts pages: their size, for the docs' chart.
+            "page_bytes": os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else None,
             "source_elements": ELEMENTS,
             "quick": quick,
         },
