@@ -589,8 +589,9 @@ class DLArray(_core.ArrayBase):
     __slots__ = ()
 
     # NumPy's ufuncs and functions called on DLArrays run dlarray's namespace
-    # on the arrays' own device (NEP 13 and 18; dlarray._numpy_dispatch says
-    # what is covered).  A NumPy call with another array in it is NumPy's own
+    # on the arrays' own device where it gives NumPy's answer, NumPy's own
+    # otherwise (NEP 13 and 18; dlarray._numpy_dispatch says which).  A NumPy
+    # call with another array in it is NumPy's own
     # (_numpy_dispatch.dlarray_runs: ndarray + x is numpy.add, and gives an
     # ndarray); dlarray's own operators (x + ndarray) refuse mixing.
     __array_ufunc__ = array_ufunc
