@@ -570,7 +570,9 @@ def clip(x: ArrayBase, /, min: Any = None, max: Any = None) -> ArrayBase:
             )
         bounds.append(b)
     lo, hi = bounds
-    # maximum/minimum propagate NaN from x and from either bound, as the
+    # x where it is within the bounds, the bound it passes otherwise: the
+    # standard's definition, which keeps x's own -0.0 at a bound of 0.0
+    # (maximum would not); NaN from x or from either bound propagates, as the
     # standard's special cases require; min > max gives max.
     return call(_clip_kernel, xp, a, lo, hi)
 
@@ -579,8 +581,13 @@ _INTEGER = CATEGORIES["integer"]
 
 
 def _clip_kernel(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
-    out = a if lo is None else xp.maximum(a, lo)
-    out = out if hi is None else xp.minimum(out, hi)
+    out = a
+    for bound, passed in ((lo, xp.less), (hi, xp.greater)):
+        if bound is None:
+            continue
+        out = xp.where(passed(out, bound), bound, out)
+        if xp.isdtype(bound.dtype, "real floating"):
+            out = xp.where(xp.isnan(bound), bound, out)  # a NaN bound gives NaN
     if out is a:
         return xp.asarray(a, copy=True)
     return xp.astype(out, a.dtype, copy=False)

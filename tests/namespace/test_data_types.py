@@ -607,6 +607,23 @@ def test_clip_keeps_the_dtype():
         assert xp.clip(x, min=ones(name, (1,))).dtype is dt(name)
 
 
+def test_clip_is_x_within_the_bounds_and_propagates_nan():
+    """The standard's definition: x_i unless it passes a bound, so -0.0 stays
+    -0.0 at a bound of 0.0 (maximum(-0.0, 0.0) gave +0.0); NaN in x or in
+    either bound gives NaN; min > max gives max."""
+    values = [-0.0, 0.0, float("nan"), 2.0, -3.0, 0.5]
+    x = xp.asarray(values)
+    got = np.from_dlpack(xp.clip(x, min=0.0, max=1.0))
+    want = np.clip(np.array(values), 0.0, 1.0)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    nan = float("nan")
+    assert np.isnan(np.from_dlpack(xp.clip(x, min=xp.asarray(nan)))).all()
+    assert np.isnan(np.from_dlpack(xp.clip(x, max=xp.asarray([nan] * 6)))).all()
+    crossed = np.from_dlpack(xp.clip(x, min=2.0, max=1.0))
+    assert np.array_equal(crossed, [1.0, 1.0, nan, 1.0, 1.0, 1.0], equal_nan=True)
+
+
 @pytest.mark.parametrize("func", list(UNARY_SPEC))
 def test_unary_refuses_dtypes_outside_its_category(func):
     for name in NAMES:
