@@ -18,7 +18,7 @@ from decimal import Decimal, localcontext
 from typing import Any
 
 import numpy as np
-from oracle_support import COMPLEXES, describe, real_name
+from oracle_support import COMPLEXES, describe, real_name, reduced_axes
 
 import dlarray as xp
 
@@ -221,12 +221,7 @@ def check_vector_norm(
         problems.append(f"vector_norm: result dtype {result.dtype}, expected {name}")
     got = np.asarray(result)
     ndim = values.ndim
-    if axis is None:
-        axes = tuple(range(ndim))
-    elif isinstance(axis, int):
-        axes = (axis % ndim,)
-    else:
-        axes = tuple(sorted(a_ % ndim for a_ in axis))
+    axes = reduced_axes(axis, ndim)
     kept = [d for d in range(ndim) if d not in axes]
     shape = (
         [1 if d in axes else values.shape[d] for d in range(ndim)]

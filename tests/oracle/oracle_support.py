@@ -558,3 +558,13 @@ def equal_ieee(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind == "f":
         return (a == b) | (np.isnan(a) & np.isnan(b))
     return a == b
+
+
+def reduced_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """The axes a reduction's ``axis`` argument names, non-negative and sorted
+    (None: all of them)."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        return (axis % ndim,)
+    return tuple(sorted(a % ndim for a in axis))

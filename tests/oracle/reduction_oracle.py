@@ -29,6 +29,7 @@ from oracle_support import (
     product_tree,
     ratio_minus_one,
     real_name,
+    reduced_axes,
     scaled_integers,
     to_float,
     wrap,
@@ -666,12 +667,8 @@ def check_reduction(
     scan = func in ("cumulative_sum", "cumulative_prod")
     if scan:
         axes = ((0 if axis is None else axis) % ndim,) if ndim else ()
-    elif axis is None:
-        axes = tuple(range(ndim))
-    elif isinstance(axis, int):
-        axes = (axis % ndim,)
     else:
-        axes = tuple(sorted(a_ % ndim for a_ in axis))
+        axes = reduced_axes(axis, ndim)
     kept = [d for d in range(ndim) if d not in axes]
     moved = np.moveaxis(values, axes, range(len(kept), ndim)) if ndim else values
     outer = tuple(values.shape[d] for d in kept)
