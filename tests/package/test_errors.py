@@ -479,23 +479,6 @@ TEACHING = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("call", "exc", "starts", "fix"),
-    [pytest.param(c, e, s, f, id=i) for i, c, e, s, f in TEACHING],
-)
-def test_a_message_that_teaches(call, exc, starts, fix):
-    with pytest.raises(exc) as caught:
-        call()
-    message = str(caught.value)
-    assert message.startswith(starts), message
-    assert fix in message, message
-    assert not message.endswith(" "), repr(message)
-    # No NumPy text, and no chained traceback under dlarray's own check.
-    assert "NumPy read it" not in message and "operands could not" not in message
-    assert caught.value.__cause__ is None
-    assert caught.value.__context__ is None or caught.value.__suppress_context__
-
-
 def test_numpy_habits_stay_absent_from_hasattr_and_dir():
     # Consumers probe with hasattr; the habits are not attributes.
     x = dlarray.arange(3)
@@ -836,14 +819,22 @@ SPELLING_ERRORS = [
 
 @pytest.mark.parametrize(
     ("call", "exc", "starts", "fix"),
-    [pytest.param(c, e, s, f, id=i) for i, c, e, s, f in SPELLING_ERRORS],
+    [pytest.param(c, e, s, f, id=i) for i, c, e, s, f in [*TEACHING, *SPELLING_ERRORS]],
 )
-def test_another_librarys_spelling_names_the_standards(call, exc, starts, fix):
+def test_a_message_that_teaches(call, exc, starts, fix):
+    """Each refusal starts with what was asked and found, and carries the
+    fix; another library's spelling (SPELLING_ERRORS, below) names the
+    standard's."""
     with pytest.raises(exc) as caught:
         call()
     message = str(caught.value)
     assert message.startswith(starts), message
     assert fix in message, message
+    assert not message.endswith(" "), repr(message)
+    # No NumPy text, and no chained traceback under dlarray's own check.
+    assert "NumPy read it" not in message and "operands could not" not in message
+    assert caught.value.__cause__ is None
+    assert caught.value.__context__ is None or caught.value.__suppress_context__
 
 
 def test_unknown_names_and_keywords_keep_pythons_plain_errors():
