@@ -177,7 +177,11 @@ _HOW_TO_GET = {
     "cubed": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
     "dask": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
     "distributed": "nox -s distributed (your venv: pip install cubed zarr 'dask[distributed]')",
+    "setuptools": "nox -s tests (your venv: pip install setuptools)",
 }
+# A reason that carries its own command in parentheses, "(nox -s ...)" or
+# "(apt install ...)", is its own line: nothing to add to it.
+_OWN_COMMAND = re.compile(r"\((nox -s|apt install|pip install) [^)]+\)")
 #: A line for a thing the table above does not know: a new skip reason must
 #: get its command there (tests/package/test_skip_summary.py checks it).
 UNKNOWN_HOW = "no command known for this yet: add one to tests/conftest.py's _HOW_TO_GET"
@@ -194,6 +198,16 @@ def _missing_thing(reason: str) -> str:
             name = thing or found.group(1 if found.lastindex else 0)
             return _ALIASES.get(name.lower(), name)
     return reason
+
+
+def summary_line(thing: str) -> str:
+    """The skip summary's words for one missing thing: the thing and the
+    command that gets it (a reason with its own command is said as it is)."""
+    if thing in _HOW_TO_GET:
+        return f"{thing}: {_HOW_TO_GET[thing]}"
+    if _OWN_COMMAND.search(thing):
+        return thing
+    return f"{thing}: {UNKNOWN_HOW}"
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -218,8 +232,7 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section(f"{len(skipped)} skipped tests, by what this machine lacks", sep="-")
     verbose = terminalreporter.config.getoption("verbose") > 0
     for thing, reasons in sorted(by_thing.items(), key=lambda item: -sum(item[1].values())):
-        how = _HOW_TO_GET.get(thing, UNKNOWN_HOW)
-        terminalreporter.line(f"{sum(reasons.values()):5d}  {thing}: {how}")
+        terminalreporter.line(f"{sum(reasons.values()):5d}  {summary_line(thing)}")
         if verbose:
             for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
                 terminalreporter.line(f"{'':7}{count:5d}  {reason}")

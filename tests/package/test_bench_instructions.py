@@ -118,8 +118,10 @@ FREE_THREADED = not getattr(sys, "_is_gil_enabled", lambda: True)()
 
 
 @pytest.mark.skipif(NO_VALGRIND, reason="needs valgrind (apt install valgrind)")
-@pytest.mark.skipif(SANITIZED, reason="valgrind cannot run under AddressSanitizer")
-@pytest.mark.skipif(FREE_THREADED, reason="the gate counts the GIL build, as CI's session does")
+@pytest.mark.skipif(
+    SANITIZED, reason="valgrind cannot run under AddressSanitizer (nox -s instructions)"
+)
+@pytest.mark.skipif(FREE_THREADED, reason="the gate counts the GIL build (nox -s instructions)")
 def test_one_row_counted_under_callgrind(tmp_path: Path) -> None:
     # The dlarray this interpreter imports (installed, or the tree's build),
     # as the gate's nox session runs it.

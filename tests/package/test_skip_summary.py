@@ -40,7 +40,16 @@ REASONS = {
     "no workers": "upstream",
     "jax 0.12.1 installed; the pins are for 0.10.2 (pip install 'jax==0.10.2')": "pins",
     "numpy 2.5.5 installed; the pins are for 2.4.6 (pip install 'numpy==2.4.6')": "pins",
+    "setuptools is not installed in this environment (the build needs it)": "setuptools",
 }
+
+#: Reasons that say their own command: the summary gives them as they are.
+OWN_COMMAND = (
+    "needs valgrind (apt install valgrind)",
+    "valgrind cannot run under AddressSanitizer (nox -s instructions)",
+    "the gate counts the GIL build (nox -s instructions)",
+    "the count is checked when the whole suite runs (nox -s tests)",
+)
 
 
 @pytest.mark.parametrize("reason", REASONS)
@@ -59,7 +68,14 @@ def test_each_line_names_a_nox_session_or_says_why_not(thing):
     assert how.startswith(("nox -s ", "Python >= ")) or thing in {"gpu", "upstream"}, how
 
 
+@pytest.mark.parametrize("reason", OWN_COMMAND)
+def test_a_reason_with_its_own_command_is_its_own_line(reason):
+    thing = suite_conftest._missing_thing(reason)
+    assert suite_conftest.summary_line(thing) == reason
+
+
 def test_an_unknown_reason_says_where_its_command_goes():
     thing = suite_conftest._missing_thing("a reason nobody has written yet")
     assert thing not in suite_conftest._HOW_TO_GET
+    assert suite_conftest.summary_line(thing).endswith(suite_conftest.UNKNOWN_HOW)
     assert "_HOW_TO_GET" in suite_conftest.UNKNOWN_HOW
