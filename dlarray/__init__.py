@@ -17,6 +17,8 @@ Examples
 
 import math as _math
 import os as _os
+import sys as _sys
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
 from dlarray import _core
@@ -49,17 +51,26 @@ __array_api_version__ = "2025.12"
 globals().update(NAMESPACE)
 
 
-def __getattr__(name: str) -> _Any:
-    """A name the package lacks: ``AttributeError``, which names the
-    standard's spelling where ``name`` is another library's (the one table of
-    them, ``dlarray._rules.SPELLINGS``: ``dlarray.array`` is
-    ``dlarray.asarray``).  (Type checkers read from it that the namespace's
-    names, added at import, exist.)"""
-    message = f"module 'dlarray' has no attribute {name!r}"
-    hint = _spelling_hint(f"dlarray.{name}")
-    if hint is not None:
-        message += f": dlarray follows the Array API standard, which writes it {hint}"
-    raise AttributeError(message)
+# Another library's spelling of a name the package lacks (dlarray.array)
+# gets the standard's in its AttributeError through a module __getattr__,
+# from Python 3.15 on only.  Before 3.15 the interpreter does not specialise
+# attribute loads from a module that has a __getattr__: every
+# dlarray.<function> would take the slow path (the instruction gate caught
+# it; docs/benchmarks.md, "The instruction gate", gives the cost).  There a
+# typo gets Python's own "Did you mean: 'asarray'?" instead.
+if _sys.version_info >= (3, 15) or _TYPE_CHECKING:
+
+    def __getattr__(name: str) -> _Any:
+        """A name the package lacks: ``AttributeError``, which names the
+        standard's spelling where ``name`` is another library's (the one
+        table of them, ``dlarray._rules.SPELLINGS``: ``dlarray.array`` is
+        ``dlarray.asarray``).  (Type checkers read from it that the
+        namespace's names, added at import, exist.)"""
+        message = f"module 'dlarray' has no attribute {name!r}"
+        hint = _spelling_hint(f"dlarray.{name}")
+        if hint is not None:
+            message += f": dlarray follows the Array API standard, which writes it {hint}"
+        raise AttributeError(message)
 
 
 from dlarray import fft, linalg  # noqa: E402  (the extensions use the namespace)
