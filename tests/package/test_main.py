@@ -589,11 +589,17 @@ def run_both_tools(
 def test_a_peer_that_does_not_import_is_one_line_in_both_tools(kind: str, tmp_path: Path) -> None:
     done = run_both_tools(kind, tmp_path)
     said = DOES_NOT_IMPORT[kind].format(limit=HANG_LIMIT_S)
-    # Bounded: a hang costs one time limit, not one per case (nor forever).
-    bound = 3 * HANG_LIMIT_S if kind == "hangs" else 60
     for name, (result, seconds) in done.items():
         assert "Traceback" not in result.stderr, (name, result.stderr)
-        assert seconds < bound, (name, seconds)
+        if kind == "hangs":
+            # Bounded: a hang costs one time limit, not one per case (nor forever).
+            assert seconds < 3 * HANG_LIMIT_S, (name, seconds)
+        else:
+            # No time limit is waited out: an import that aborts or exits is
+            # seen when its child ends.  (A wall-clock bound said the same
+            # and failed under load: the survey of every peer took 110 s on
+            # 3.13t beside CI's other lane.  run_both_tools bounds it at 180 s.)
+            assert "no answer in" not in result.stdout, (name, result.stdout)
 
     doctor, _ = done["doctor"]
     assert doctor.returncode == 1, doctor.stdout + doctor.stderr
