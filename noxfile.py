@@ -57,6 +57,8 @@ TEST_DEPS = ["pytest>=8", "pytest-xdist>=3.5", "ml_dtypes>=0.7"]
 # on a 2-core machine this halves its time (issue 29).
 PARALLEL = ["-n", "auto"]
 HYPOTHESIS = "hypothesis==6.170.15"
+#: PyPA's build frontend: the sdist and the wheel as a release makes them.
+BUILD = "build==1.3.0"
 # The CuPy release the call-shape test checks dlarray against.
 CUPY_CALL_SHAPES = ["cupy-cuda13x==14.2.0", "array-api-compat==1.16.0"]
 
@@ -78,11 +80,27 @@ OLDEST_NUMPY = next(
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Build dlarray and run the test suite on the Python that runs nox, with
-    the newest NumPy for it.  Nothing that needs a GPU is installed (see
-    cuda_packages): the CUDA paths are tested against the stand-in runtime."""
-    session.install(".", *TEST_DEPS, HYPOTHESIS)
+    """Build dlarray as a release is built and run the test suite on the
+    Python that runs nox, with the newest NumPy for it.  Nothing that needs a
+    GPU is installed (see cuda_packages): the CUDA paths are tested against
+    the stand-in runtime.
+
+    dlarray is installed from its sdist (pip builds the wheel from it), so
+    a file the sdist or the wheel leaves out fails here; the package session
+    checks the artefacts themselves and does not run the suite again."""
+    session.install(BUILD, *TEST_DEPS, HYPOTHESIS)
+    session.install(str(_build_sdist(session)))
     _run_pytest(session)
+
+
+def _build_sdist(session: nox.Session) -> pathlib.Path:
+    """The sdist of the tree, as ``python -m build --sdist`` makes it for a
+    release, in a fresh folder of the session's; its path."""
+    dist = pathlib.Path(session.create_tmp()) / "sdist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("python", "-m", "build", "--sdist", "--outdir", str(dist), str(ROOT), silent=True)
+    (sdist,) = dist.glob("dlarray-*.tar.gz")
+    return sdist
 
 
 @nox.session(python=SUPPORTED_PYTHONS)
@@ -172,16 +190,17 @@ def package(session: nox.Session) -> None:
     a user's machine.  ``twine check`` reads their metadata as PyPI would.
     The wheel is installed into this fresh environment (not the tree: no
     editable or in-place build), the version it reports is the metadata's,
-    and the test suite runs against it from outside the source tree."""
+    and its main job runs from outside the source tree.  The test suite runs
+    on a wheel built from the sdist in the tests session, not here again."""
     dist = pathlib.Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
-    session.install("build==1.3.0", "twine==6.2.0")
+    session.install(BUILD, "twine==6.2.0")
     session.run("python", "-m", "build", "--outdir", str(dist), str(ROOT))
     (sdist,) = dist.glob("dlarray-*.tar.gz")
     (wheel,) = dist.glob("dlarray-*.whl")
     session.run("twine", "check", "--strict", str(sdist), str(wheel))
     _check_contents(session, sdist, wheel)
-    session.install(str(wheel), *TEST_DEPS, HYPOTHESIS)
+    session.install(str(wheel))
     with session.chdir(session.create_tmp()):  # not the tree: the installed wheel
         session.run(
             "python",
@@ -192,7 +211,7 @@ def package(session: nox.Session) -> None:
             "(dlarray.__version__, m.version('dlarray')); "
             "print('dlarray', dlarray.__version__, 'from', dlarray.__file__)",
         )
-    _run_pytest(session)
+        session.run("python", "-m", "dlarray", "--repeats", "20")
 
 
 def _check_contents(session: nox.Session, sdist: pathlib.Path, wheel: pathlib.Path) -> None:
