@@ -166,6 +166,7 @@ def _run_pytest(session: nox.Session, *tests: str) -> None:
 # authors build against (dlarray.get_include()); the sdist every file the
 # core is built from.
 WHEEL_MUST_HOLD = (
+    "_dlarray_pytest.py",
     "dlarray/py.typed",
     "dlarray/_core.pyi",
     "dlarray/include/dlpack_abi.h",
@@ -173,6 +174,7 @@ WHEEL_MUST_HOLD = (
 )
 SDIST_MUST_HOLD = (
     "pyproject.toml",
+    "_dlarray_pytest.py",
     "setup.py",
     "README.md",
     "dlarray/__init__.py",
@@ -219,6 +221,7 @@ def _check_contents(session: nox.Session, sdist: pathlib.Path, wheel: pathlib.Pa
     SDIST_MUST_HOLD / WHEEL_MUST_HOLD, or the wheel its compiled core."""
     with zipfile.ZipFile(wheel) as zf:
         in_wheel = set(zf.namelist())
+        entry_points = [zf.read(n).decode() for n in in_wheel if n.endswith("/entry_points.txt")]
     with tarfile.open(sdist) as tf:
         root = tf.getnames()[0].split("/")[0]
         in_sdist = {name.removeprefix(root + "/") for name in tf.getnames()}
@@ -227,6 +230,8 @@ def _check_contents(session: nox.Session, sdist: pathlib.Path, wheel: pathlib.Pa
     if not any(n.startswith("dlarray/_core.") and n.endswith((".so", ".pyd")) for n in in_wheel):
         missing.append("wheel: the compiled core dlarray/_core.*.so")
     missing += [f"sdist: {n}" for n in _core_sources() if n not in in_sdist]
+    if not any("= _dlarray_pytest" in text for text in entry_points):
+        missing.append("wheel: the DLPack kit's pytest11 entry point (entry_points.txt)")
     if missing:
         session.error("package: missing from the distributions: " + ", ".join(missing))
     session.log(
@@ -253,7 +258,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over the package."""
-    session.install("mypy==2.4.1", f"numpy>={OLDEST_NUMPY}", "ml_dtypes>=0.7")
+    session.install("mypy==2.4.1", f"numpy>={OLDEST_NUMPY}", "ml_dtypes>=0.7", "pytest>=8")
     session.run("mypy")
 
 
@@ -597,6 +602,7 @@ def latest(session: nox.Session) -> None:
         str(ROOT / "tests" / "package" / "test_examples.py"),
         str(ROOT / "tests" / "package" / "test_main.py"),
         str(ROOT / "tests" / "package" / "test_probe.py"),
+        str(ROOT / "tests" / "kit" / "test_kit_peers.py"),
     ]
     with session.chdir(session.create_tmp()):  # import the installed dlarray, not the tree
         session.run("python", "-c", _VERSIONS_REPORT, env=env)
@@ -840,8 +846,9 @@ CPU_INTEROP_PEERS = ["numpy", "torch", "jax", "tvm_ffi", "dpnp"]
 @nox.session
 @nox.parametrize("peer", list(INTEROP_PEERS), ids=list(INTEROP_PEERS))
 def interop(session: nox.Session, peer: str) -> None:
-    """The interop matrix with one peer: tests/interop/test_<peer>.py, and
-    the examples and the doctor, which use the peer when it is there.
+    """The interop matrix with one peer: tests/interop/test_<peer>.py, the
+    DLPack kit on it (tests/kit/test_kit_peers.py), and the examples and
+    the doctor, which use the peer when it is there.
 
     A peer that fails to import fails the session (DLARRAY_INTEROP_PEER),
     except CuPy on a machine without a GPU: then the session says so and
@@ -859,6 +866,7 @@ def interop(session: nox.Session, peer: str) -> None:
         env.update(_sycl_env(session))
     tests = [
         str(ROOT / "tests" / "interop" / f"test_{peer}.py"),
+        str(ROOT / "tests" / "kit" / "test_kit_peers.py"),
         str(ROOT / "tests" / "package" / "test_examples.py"),
         str(ROOT / "tests" / "package" / "test_main.py"),
     ]

@@ -54,6 +54,7 @@ from typing import IO, Any
 
 import dlarray
 from dlarray._peers import PEERS, SELF, Peer, module_version
+from dlarray._probe_adapter import AdapterPeer, adapter_row, is_adapter_path
 from dlarray._probe_cases import (
     CASES,
     DEVIATION,
@@ -266,6 +267,29 @@ def libraries(table: str | None = None) -> tuple[Peer, ...]:
     return rows
 
 
+def library(name: str, table: str | None = None) -> Peer:
+    """The row of one library: an adapter file's (a path ending in ``.py``:
+    :mod:`dlarray._probe_adapter`; the file is not run), else the table's
+    row of that name.
+
+    Raises
+    ------
+    LookupError
+        If no row has that name (the message lists the names).
+    """
+    if is_adapter_path(name):
+        return adapter_row(name)
+    rows = libraries(table)
+    for row in rows:
+        if row.name == name:
+            return row
+    names = ", ".join(r.name for r in rows)
+    raise LookupError(
+        f"no library named {name!r} in the probe's table ({names}); for another library, "
+        "give the path of an adapter file (docs/guide/test-your-dlpack.md)"
+    )
+
+
 def select_cases(patterns: Sequence[str] | None) -> list[Case]:
     """The cases whose names match one of the shell-style ``patterns`` (all if none)."""
     if not patterns:
@@ -279,6 +303,8 @@ def child(peer: Peer, cases: Sequence[Case], start: int) -> int:
     module = import_in_child(peer)
     if module is None:
         return 0
+    if isinstance(peer, AdapterPeer):  # what the adapter defines, now that it is imported
+        peer = peer.loaded(module)
     for index in range(start, len(cases)):
         try:
             outcome = cases[index].run(peer, module)
@@ -311,7 +337,9 @@ def probe_library(
         spec, link, needs; none when it does not import) and ``summary``
         (verdict -> count).
     """
-    command = [sys.executable, "-m", "dlarray", "probe", "--child", peer.name, *extra]
+    # An adapter's child loads the file again, by its path.
+    which = peer.path if isinstance(peer, AdapterPeer) else peer.name
+    command = [sys.executable, "-m", "dlarray", "probe", "--child", which, *extra]
     children = run_steps(command, len(cases), timeout)
     info: dict[str, Any] = dict(children.info)
     found = {
@@ -375,7 +403,8 @@ def probe(
     extra = [arg for p in case_patterns or () for arg in ("--case", p)]
     if table is not None:
         extra += ["--peer-table", table]
-    rows = [p for p in libraries(table) if names is None or p.name in names]
+    adapters = [adapter_row(n) for n in names or () if is_adapter_path(n)]
+    rows = [p for p in libraries(table) if names is None or p.name in names] + adapters
     skipped = {p.name: r for p in rows if (r := _skip_reason(p)) is not None}
     probed = [p for p in rows if p.name not in skipped]
     workers = max(1, min(jobs or os.cpu_count() or 2, len(probed) or 1))
@@ -490,7 +519,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
-        "--library", action="append", metavar="NAME", help="probe only this library (repeatable)"
+        "--library",
+        action="append",
+        metavar="NAME",
+        help="probe only this library (repeatable); NAME may be the path of an adapter file "
+        "for a library outside the table (docs/guide/test-your-dlpack.md)",
     )
     parser.add_argument(
         "--case", action="append", metavar="PATTERN", help="run only matching cases (repeatable)"
@@ -508,12 +541,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        (peer,) = [p for p in libraries(args.peer_table) if p.name == args.child]
-        return child(peer, select_cases(args.case), args.start)
+        return child(library(args.child, args.peer_table), select_cases(args.case), args.start)
     try:
         timeout = default_timeout() if args.timeout is None else args.timeout
     except ValueError as exc:
         parser.error(str(exc))
-    report = probe(args.library, args.case, args.peer_table, args.jobs, timeout)
+    try:
+        report = probe(args.library, args.case, args.peer_table, args.jobs, timeout)
+    except FileNotFoundError as exc:  # an adapter path that names no file
+        parser.error(str(exc))
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
