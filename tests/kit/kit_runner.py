@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from dlarray._probe_cases import CASES
 
 HERE = pathlib.Path(__file__).resolve().parent
-SHODDY = HERE / "adapters" / "shoddy.py"
+SHODDY = HERE / "adapters" / "shoddy_adapter.py"
 #: shoddy's deliberate deviations (its docstring), and the one case it
 #: cannot be asked (it has no read-only arrays).
 SHODDY_DEVIATES = {"byte_offset_1d", "byte_offset_nd", "byte_offset_0d", "device_unknown",

@@ -4,7 +4,7 @@ judges it.
 
 The runs are fresh ``pytest`` processes (kit_runner.py).  The subject
 with known faults is shoddy (tests/kit/shoddy.py, five deliberate
-deviations) through its adapter (tests/kit/adapters/shoddy.py); the kit
+deviations) through its adapter (tests/kit/adapters/shoddy_adapter.py); the kit
 against the real peers is test_kit_peers.py."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The kit's adapter for shoddy (tests/kit/shoddy.py): what
-``pytest --dlpack-library tests/kit/adapters/shoddy.py`` needs to know.
-The report calls the library by this file's name."""
+``pytest --dlpack-library tests/kit/adapters/shoddy_adapter.py`` needs
+to know."""
 
 import sys
 from pathlib import Path
@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).parents[1]))  # shoddy is not installed: i
 
 import shoddy
 
+name = "shoddy"
 __version__ = shoddy.__version__
 from_dlpack = shoddy.from_dlpack
 
