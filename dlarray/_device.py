@@ -296,6 +296,20 @@ class Device:
         """
         return (int(self._memory.device_type), self._index)
 
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(device_type, device_id)``: the exchange of device objects that
+        array-api#972 and dmlc/dlpack#172 propose (a device has this method
+        and, unlike an array, no ``__dlpack__``).  dlarray takes such objects
+        of other libraries wherever it takes a device (:func:`as_device`).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.Device("cuda", 1).__dlpack_device__()
+        (2, 1)
+        """
+        return self.dlpack
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Device):
             return NotImplemented
@@ -368,11 +382,33 @@ def _unknown_kind(kind: str) -> str:
 
 
 def as_device(device: object) -> Device:
-    """Accept a :class:`Device`, a kind name, or a DLPack pair."""
+    """Accept a :class:`Device`, a kind name, a DLPack pair, or another
+    library's device object that offers the proposed exchange of devices
+    (array-api#972: ``__dlpack_device__()`` and no ``__dlpack__``, which
+    would make it an array).
+
+    Examples
+    --------
+    >>> from dlarray._device import as_device
+    >>> class Gpu:                           # another library's device
+    ...     def __dlpack_device__(self):
+    ...         return (2, 1)
+    >>> as_device(Gpu()), as_device((1, 0)), as_device("cpu")
+    (Device('cuda', 1), Device('cpu', 0), Device('cpu', 0))
+    """
     if isinstance(device, Device):
         return device
     if isinstance(device, str):
         return Device(device)
+    kind = type(device)
+    if hasattr(kind, "__dlpack_device__") and not hasattr(kind, "__dlpack__"):
+        pair = device.__dlpack_device__()  # type: ignore[attr-defined]
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise TypeError(
+                f"device {device!r}: its __dlpack_device__() returned {pair!r}; a DLPack "
+                "(device_type, device_id) pair was expected"
+            )
+        device = pair
     if (
         isinstance(device, tuple)
         and len(device) == 2

@@ -127,6 +127,21 @@ class DType:
                 f"(pip install ml_dtypes)"
             ) from None
 
+    def __dlpack_data_type__(self) -> tuple[int, int, int]:
+        """``(code, bits, lanes)``: the exchange of dtype objects that
+        array-api#972 and dmlc/dlpack#172 propose, which PaddlePaddle's dtypes
+        offer and tvm-ffi accepts.  A library that follows it takes
+        ``dlarray.float16`` wherever it takes a dtype; dlarray takes such
+        objects of other libraries (:func:`dtype_argument`).
+
+        Examples
+        --------
+        >>> import dlarray
+        >>> dlarray.float16.__dlpack_data_type__(), dlarray.bool.__dlpack_data_type__()
+        ((2, 16, 1), (6, 8, 1))
+        """
+        return (self.code, self.bits, self.lanes)
+
     def __repr__(self) -> str:
         return f"dlarray.{self.name}"
 
@@ -239,6 +254,16 @@ def dtype_argument(value: object) -> DType | None:
     Dask) hand those back to the namespace.  Names (``"float64"``) are not
     dtypes here: :func:`as_dtype` takes them where dlarray does.
 
+    Another library's dtype object that offers the proposed exchange of
+    dtypes (array-api#972: a method ``__dlpack_data_type__()`` returning
+    DLPack's ``(code, bits, lanes)``) stands for the dtype of that triple.
+
+    Raises
+    ------
+    TypeError
+        If such an object answers something other than a triple of ints,
+        or a triple no dlarray dtype has.
+
     Examples
     --------
     >>> import numpy as np
@@ -247,6 +272,11 @@ def dtype_argument(value: object) -> DType | None:
     (dlarray.float32, dlarray.int16)
     >>> dtype_argument(np.dtype(">f8")) is None, dtype_argument("float64") is None
     (True, True)
+    >>> class Half:                          # another library's float16
+    ...     def __dlpack_data_type__(self):
+    ...         return (2, 16, 1)
+    >>> dtype_argument(Half())
+    dlarray.float16
     """
     if isinstance(value, DType):
         return value
@@ -254,11 +284,35 @@ def dtype_argument(value: object) -> DType | None:
         numpy_dtype = value
     elif isinstance(value, type) and issubclass(value, np.generic):
         numpy_dtype = np.dtype(value)
+    elif hasattr(type(value), "__dlpack_data_type__"):
+        return _exchanged_dtype(value)
     else:
         return None
     if not numpy_dtype.isnative or numpy_dtype.fields is not None:
         return None
     return DTYPES_BY_NAME.get(numpy_dtype.name)
+
+
+def _exchanged_dtype(value: object) -> DType:
+    """The dtype another library's dtype object names through
+    ``__dlpack_data_type__()`` (:func:`dtype_argument`)."""
+    triple = value.__dlpack_data_type__()  # type: ignore[attr-defined]
+    if not (
+        isinstance(triple, tuple)
+        and len(triple) == 3
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in triple)
+    ):
+        raise TypeError(
+            f"dtype {value!r}: its __dlpack_data_type__() returned {triple!r}; a DLPack "
+            "(code, bits, lanes) triple of ints was expected"
+        )
+    found = DTYPES_BY_DLPACK.get(triple)
+    if found is None:
+        raise TypeError(
+            f"dtype {value!r} is DLPack (code, bits, lanes) = {triple}, which no dlarray "
+            f"dtype is; dlarray's dtypes are {', '.join(DTYPES_BY_NAME)}"
+        )
+    return found
 
 
 def as_dtype(dtype: object) -> DType:

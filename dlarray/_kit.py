@@ -2,7 +2,7 @@
 
 ``pytest --dlpack-library NAME`` (the entry point is the top-level module
 ``_dlarray_pytest``, which registers :class:`Kit` only when the option is
-given) adds one test per case of :data:`dlarray._probe_cases.CASES`, named
+given) adds one test per case of :data:`dlarray._probe.CASES`, named
 after the case (``dlpack[numpy]::byte_offset_1d``), to whatever else the
 run collects.  NAME is a library of the probe's table or the path of an
 adapter file (:mod:`dlarray._probe_adapter`).
@@ -43,9 +43,9 @@ from typing import Any
 
 import pytest
 
-from dlarray._probe import default_timeout, library, probe_library, seconds, select_cases
+from dlarray._probe import CASES, default_timeout, library, probe_library, seconds, select_cases
 from dlarray._probe_adapter import AdapterPeer
-from dlarray._probe_cases import CASES, DEVIATION, NEEDS, NOT_SUPPORTED, OK, Case
+from dlarray._probe_cases import DEVIATION, NEEDS, NOT_SUPPORTED, OK, Case
 
 #: The TOML table a known-deviations file holds.
 TABLE = "deviations"

@@ -2,7 +2,9 @@
 
 For each library of :data:`dlarray._peers.PEERS` that is installed, and for
 dlarray itself (:data:`dlarray._peers.SELF`), the probe runs every case of
-:data:`dlarray._probe_cases.CASES`: as a consumer, the library's
+:data:`CASES` (:mod:`dlarray._probe_cases`; the C exchange table's in
+:mod:`dlarray._probe_exchange_cases`, the dtype and device objects' in
+:mod:`dlarray._probe_object_cases`): as a consumer, the library's
 ``from_dlpack`` is fed toy capsules with any field values; as a producer,
 its capsules are read field by field.  Each case ends ``ok``, ``deviation``
 (what happened, what the specification says, the upstream issue where one
@@ -56,17 +58,22 @@ import dlarray
 from dlarray._peers import PEERS, SELF, Peer, module_version
 from dlarray._probe_adapter import AdapterPeer, adapter_row, is_adapter_path
 from dlarray._probe_cases import (
-    CASES,
     DEVIATION,
     NEEDS,
     NOT_SUPPORTED,
     OK,
+    PROTOCOL_CASES,
     Case,
     Outcome,
     error_line,
     load_ml_dtypes,
 )
+from dlarray._probe_exchange_cases import EXCHANGE_CASES
+from dlarray._probe_object_cases import OBJECT_CASES
 
+#: Every case, in the order a child process runs them: the Python
+#: protocol's, the C exchange table's, the dtype and device objects'.
+CASES: tuple[Case, ...] = (*PROTOCOL_CASES, *EXCHANGE_CASES, *OBJECT_CASES)
 MARK = "dlarray-probe: "  # starts each line a child reports on (libraries print too)
 VERDICTS = (OK, DEVIATION, NOT_SUPPORTED, NEEDS)
 #: Seconds a library may take to import, or to finish one case (the probe)
@@ -307,7 +314,7 @@ def child(peer: Peer, cases: Sequence[Case], start: int) -> int:
         peer = peer.loaded(module)
     for index in range(start, len(cases)):
         try:
-            outcome = cases[index].run(peer, module)
+            outcome = _unasked(peer, cases[index]) or cases[index].run(peer, module)
         except Exception as exc:  # the case itself broke: say so, go on
             outcome = Outcome(DEVIATION, f"the probe's case raised {error_line(exc)}")
         say(
@@ -319,6 +326,14 @@ def child(peer: Peer, cases: Sequence[Case], start: int) -> int:
             }
         )
     return 0
+
+
+def _unasked(peer: Peer, case: Case) -> Outcome | None:
+    """A consumer case of a library without a host consumer (an adapter
+    that defines no from_dlpack) cannot be asked: not supported."""
+    if case.role == "consumer" and "cpu" not in peer.consumes:
+        return Outcome(NOT_SUPPORTED, "has no from_dlpack for host memory")
+    return None
 
 
 def probe_library(
@@ -485,7 +500,8 @@ def format_report(report: dict[str, Any]) -> str:
         if not rows:
             continue
         lines += ["", f"{title}:"]
-        for name, cases, r in grouped(rows):
+        same = ("observed", "spec", "link") if verdict == DEVIATION else ("observed",)
+        for name, cases, r in grouped(rows, same):
             lines += wrap(f"{name} {cases}: {r['observed']}", "  ", "      ")
             if verdict == DEVIATION:
                 spec = f"spec: {r['spec']}" + (f"; see {r['link']}" if r["link"] else "")
@@ -493,13 +509,15 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def grouped(rows: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str, dict[str, Any]]]:
-    """Rows of one library that say the same thing, as one: ``(library,
-    "case, case", first row)``, in order (the dtypes one library lacks)."""
+def grouped(
+    rows: Sequence[tuple[str, dict[str, Any]]], same: Sequence[str] = ("observed", "spec", "link")
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """Rows of one library that say the same thing (the same values of the
+    keys ``same``), as one: ``(library, "case, case", first row)``, in
+    order (the dtypes one library lacks)."""
     out: list[tuple[str, list[str], dict[str, Any]]] = []
     for name, r in rows:
         last = out[-1] if out else None
-        same = ("observed", "spec", "link")
         if last and last[0] == name and all(last[2][k] == r[k] for k in same):
             last[1].append(r["case"])
         else:

@@ -25,8 +25,10 @@ Messages are kept whole (the first line of an exception's message): the
 probe's text report wraps them at word boundaries, its JSON carries them
 as they are.
 
-:data:`CASES` lists them in the order they run; the parent process never
-runs one (a case may abort the process that runs it).
+:data:`PROTOCOL_CASES` lists them in the order they run, and
+:mod:`dlarray._probe_exchange_cases` has those of the C exchange table;
+the parent process never runs one (a case may abort the process that runs
+it).
 """
 
 from __future__ import annotations
@@ -479,7 +481,9 @@ def _export_dtype_case(name: str, triple: tuple[int, int, int]) -> Case:
 _KEEP: list[Any] = []  # counting deleters must outlive every capsule they are put in
 
 
-def _export(peer: Peer, module: ModuleType, host: np.ndarray | None = None) -> Any:
+def host_array(peer: Peer, module: ModuleType, host: np.ndarray | None = None) -> Any:
+    """One of the library's arrays in host memory: ``host``'s values (by
+    default a float32 (2, 3) array of 0 to 5)."""
     if host is None:
         host = np.arange(6, dtype=np.float32).reshape(2, 3)
     return peer.make["cpu"](module, host, dlarray.Device("cpu", 0))
@@ -496,7 +500,7 @@ def _producer(
     def run(peer: Peer, module: ModuleType) -> Outcome:
         if "cpu" not in peer.make:
             return Outcome(NOT_SUPPORTED, "makes no host arrays here")
-        array = _export(peer, module)
+        array = host_array(peer, module)
         try:
             return check(peer, module, array)
         except BufferError as exc:
@@ -862,8 +866,9 @@ def _producer_cases() -> list[Case]:
     ]
 
 
-#: Every case, in the order a child process runs them.
-CASES: tuple[Case, ...] = (
+#: The cases of the Python protocol, in the order a child process runs
+#: them (dlarray._probe.CASES adds the C exchange table's).
+PROTOCOL_CASES: tuple[Case, ...] = (
     *_consumer_cases(),
     *(_dtype_case(d.name, d.dlpack) for d in dtypes()),
     *_producer_cases(),

@@ -69,6 +69,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dlarray._probe",
             "dlarray._probe_adapter",
             "dlarray._probe_cases",
+            "dlarray._probe_exchange_cases",
+            "dlarray._probe_object_cases",
             "dlarray.compat",
         ),
     ),

@@ -11,15 +11,22 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from dlarray._probe_cases import CASES
+from dlarray._probe import CASES
+from dlarray._probe_exchange_cases import EXCHANGE_CASES
+from dlarray._probe_object_cases import OBJECT_CASES
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHODDY = HERE / "adapters" / "shoddy_adapter.py"
-#: shoddy's deliberate deviations (its docstring), and the one case it
-#: cannot be asked (it has no read-only arrays).
+#: shoddy's deliberate deviations (its docstring), and the cases it cannot
+#: be asked (it has no read-only arrays, no C exchange table, no dtype or
+#: device objects).
 SHODDY_DEVIATES = {"byte_offset_1d", "byte_offset_nd", "byte_offset_0d", "device_unknown",
                    "export_legacy"}  # fmt: skip
-SHODDY_CANNOT = {"export_read_only"}
+#: The cases of the C exchange table, which a library without one cannot be asked.
+C_API = {c.name for c in EXCHANGE_CASES}
+#: The cases of dtype and device objects, which an adapter without them cannot be asked.
+OBJECTS = {c.name for c in OBJECT_CASES}
+SHODDY_CANNOT = {"export_read_only", *C_API, *OBJECTS}
 SPEC = {c.name: c.spec for c in CASES}
 #: A usage error: pytest's exit status 4.
 USAGE_ERROR = 4

@@ -17,7 +17,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from kit_runner import (
+    C_API,
     HERE,
+    OBJECTS,
     SHODDY,
     SHODDY_CANNOT,
     SHODDY_DEVIATES,
@@ -28,7 +30,7 @@ from kit_runner import (
 )
 
 from dlarray._kit import read_known_deviations
-from dlarray._probe_cases import CASES
+from dlarray._probe import CASES
 
 GUIDE = HERE.parents[1] / "docs" / "guide" / "test-your-dlpack.md"
 
@@ -68,8 +70,8 @@ def guide_block(language: str, containing: str) -> str:
 
 def test_the_guides_adapter(tmp_path: pathlib.Path) -> None:
     """The adapter the guide shows, for its made-up tinyarray
-    (tests/kit/tinyarray.py): every case passes, but the read-only export,
-    which it cannot be asked without mark_read_only."""
+    (tests/kit/tinyarray.py): every case passes but those it cannot be
+    asked (no mark_read_only, no C exchange table, no dtype objects)."""
     adapter = tmp_path / "dlpack_adapter.py"
     adapter.write_text(guide_block("python", "import tinyarray"))
     assert len(adapter.read_text().splitlines()) < 30
@@ -80,9 +82,30 @@ def test_the_guides_adapter(tmp_path: pathlib.Path) -> None:
     classes = {c.get("classname") for c in ET.parse(tmp_path / "junit.xml").iter("testcase")}
     assert classes == {"dlpack[tinyarray]"}  # the adapter's name, read without running it
     skipped = by_outcome(results, "skipped")
-    assert "export_read_only" in skipped
-    for name in skipped - {"export_read_only"}:
+    assert {"export_read_only", *C_API, *OBJECTS} <= skipped
+    for name in skipped - {"export_read_only", *C_API, *OBJECTS}:
         assert "needs ml_dtypes" in results[name][1]
+
+
+def test_a_faulty_exchange_table_is_judged_exactly(tmp_path: pathlib.Path) -> None:
+    """A producer whose table has a NULL current_work_stream and stubs for
+    the importer and the allocator (tests/kit/adapters/fake_table_adapter.py)
+    fails exactly those cases; as a producer only, its consumer cases are
+    not supported."""
+    adapter = HERE / "adapters" / "fake_table_adapter.py"
+    process, results = run_kit(tmp_path, "--dlpack-library", str(adapter))
+    assert process.returncode == 1
+    failed = {"c_api_table", "c_api_work_stream", "c_api_to_py", "c_api_allocator",
+              "c_api_allocator_error"}  # fmt: skip
+    assert by_outcome(results, "failed") == failed
+    for name in failed:
+        assert f"spec:     {SPEC[name]}" in results[name][1]
+    assert "with NULL current_work_stream" in results["c_api_table"][1]
+    assert "returns -1 and calls SetError 0 times" in results["c_api_allocator_error"][1]
+    assert {"c_api_from_py", "c_api_dltensor_from_py"} <= by_outcome(results, "passed")
+    consumer = {c.name for c in CASES if c.role == "consumer"}
+    assert consumer <= by_outcome(results, "skipped")
+    assert all("has no from_dlpack for host memory" in results[n][1] for n in consumer)
 
 
 def test_known_deviations_expected_and_fixed(tmp_path: pathlib.Path) -> None:

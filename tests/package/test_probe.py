@@ -32,7 +32,8 @@ from dlarray._peers import (
     SUBBYTE_DTYPES,
     peer_named,
 )
-from dlarray._probe_cases import CASES, ML_DTYPES_HOLDS, load_ml_dtypes
+from dlarray._probe import CASES
+from dlarray._probe_cases import ML_DTYPES_HOLDS, load_ml_dtypes
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = json.loads((REPO / "docs" / "_data" / "probe.json").read_text())
