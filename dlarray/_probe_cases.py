@@ -494,9 +494,13 @@ def _describe_call(array: Any, **keywords: Any) -> abi.TensorDescription:
     return abi.describe(capsule)
 
 
-def _producer(
+def producer_case(
     check: Callable[[Peer, ModuleType, Any], Outcome],
 ) -> Callable[[Peer, ModuleType], Outcome]:
+    """A case's run from ``check(peer, module, array)`` on one of the
+    library's host arrays: not supported where it makes none or refuses
+    with ``BufferError``, a deviation where it raises anything else."""
+
     def run(peer: Peer, module: ModuleType) -> Outcome:
         if "cpu" not in peer.make:
             return Outcome(NOT_SUPPORTED, "makes no host arrays here")
@@ -862,7 +866,8 @@ def _producer_cases() -> list[Case]:
         ),
     ]
     return [
-        Case(name, "producer", what, spec, _producer(check)) for name, what, spec, check in cases
+        Case(name, "producer", what, spec, producer_case(check))
+        for name, what, spec, check in cases
     ]
 
 

@@ -39,6 +39,7 @@ from dlarray._probe_cases import (
     Outcome,
     error_line,
     host_array,
+    producer_case,
 )
 
 #: The capsule's name in DLPack 1.3, and the attribute (an int) of DLPack 1.2.
@@ -154,10 +155,11 @@ def _steal(address: int) -> Any:
 def _with_table(
     check: Callable[[Peer, ModuleType, Any, abi.DLPackExchangeAPI], Outcome],
 ) -> Callable[[Peer, ModuleType], Outcome]:
-    def run(peer: Peer, module: ModuleType) -> Outcome:
-        if "cpu" not in peer.make:
-            return Outcome(NOT_SUPPORTED, "makes no host arrays here")
-        array = host_array(peer, module)
+    """A case's run from ``check(peer, module, array, table)``: not
+    supported without a table (or where a function refuses with
+    ``BufferError``), a deviation where a function fails otherwise."""
+
+    def with_array(peer: Peer, module: ModuleType, array: Any) -> Outcome:
         try:
             table, _ = _table(array)
         except _NoTable:
@@ -168,10 +170,8 @@ def _with_table(
             return check(peer, module, array, table)
         except _NullFunction as exc:
             return Outcome(DEVIATION, str(exc))
-        except Exception as exc:  # a function failed: it set this exception
-            return Outcome(DEVIATION, f"fails with {error_line(exc)}")
 
-    return run
+    return producer_case(with_array)
 
 
 def _table_case(peer: Peer, module: ModuleType) -> Outcome:
