@@ -59,6 +59,14 @@ PARALLEL = ["-n", "auto"]
 HYPOTHESIS = "hypothesis==6.170.15"
 #: PyPA's build frontend: the sdist and the wheel as a release makes them.
 BUILD = "build==1.3.0"
+#: The virtualenv backend of the sessions that mostly install (the peers,
+#: the clients, the docs): uv where it is installed (.ci/run installs it),
+#: several times faster than pip at installing PyTorch and JAX, else
+#: virtualenv.  The test-suite sessions keep virtualenv, whose Python 3.11
+#: environments come with setuptools, which tests/package/test_build.py
+#: builds with.  pyproject.toml's [tool.uv] cache-keys make uv rebuild
+#: dlarray whenever its sources change.
+FAST_INSTALL = "uv|virtualenv"
 # The CuPy release the call-shape test checks dlarray against.
 CUPY_CALL_SHAPES = ["cupy-cuda13x==14.2.0", "array-api-compat==1.16.0"]
 
@@ -120,7 +128,7 @@ def tests_oldest(session: nox.Session) -> None:
     _run_pytest(session)
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def cuda_packages(session: nox.Session) -> None:
     """The tests that meet CUDA's Python packages, with them installed, on a
     machine with or without a GPU: cuda-bindings' path when no driver is
@@ -262,7 +270,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy")
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def docs(session: nox.Session) -> None:
     """Build the documentation site with warnings as errors, run the doctests
     on its pages, and check that every public name has an example.
@@ -289,7 +297,7 @@ def docs(session: nox.Session) -> None:
             )
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def bench(session: nox.Session) -> None:
     """Exchange latency against NumPy and the peers (torch, tvm_ffi, jax),
     namespace overhead, and memory growth over many exchanges.
@@ -344,8 +352,11 @@ BUDGET_VERSIONS = (
     else {"python": "3.11", "numpy": "2.4.6", "torch": "2.13.0", "tvm_ffi": "0.1.15.post2"}
 )
 
+#: The Python the budgets were counted on (major.minor).
+BUDGET_PYTHON = ".".join(BUDGET_VERSIONS["python"].split(".")[:2])
 
-@nox.session(python=".".join(BUDGET_VERSIONS["python"].split(".")[:2]))
+
+@nox.session(python=BUDGET_PYTHON, venv_backend=FAST_INSTALL)
 def instructions(session: nox.Session) -> None:
     """The deterministic benchmark gate: instructions per call under
     valgrind's callgrind, dlarray's and the peer's in the same run, each row
@@ -372,7 +383,7 @@ def instructions(session: nox.Session) -> None:
         session.run("python", str(ROOT / "benchmarks" / "bench_instructions.py"), *session.posargs)
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def conformance(session: nox.Session) -> None:
     """data-apis/array-api-tests against dlarray at version 2025.12.
 
@@ -410,7 +421,7 @@ NAMESPACE_TESTS = tuple(
 )
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def foreign_engine(session: nox.Session) -> None:
     """The namespace computing on host memory through array-api-strict
     instead of NumPy (DLARRAY_HOST_ENGINE=array_api_strict): an engine that
@@ -438,7 +449,7 @@ def foreign_engine(session: nox.Session) -> None:
             session.log("ARRAY_API_TESTS_DIR is not set: the conformance suite is not run")
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def oracle(session: nox.Session) -> None:
     """The differential oracle (tests/oracle/) run longer: every reduction,
     scan, statistical and elementwise function against exact or
@@ -482,7 +493,7 @@ SANITIZE_FLAGS = (
 )
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", venv_backend=FAST_INSTALL)
 def clients(session: nox.Session) -> None:
     """Real consumers of the Array API driven with dlarray arrays on the host
     (tests/clients/): scikit-learn with array_api_dispatch, SciPy with
@@ -506,7 +517,7 @@ def clients(session: nox.Session) -> None:
         )
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", venv_backend=FAST_INSTALL)
 def array_api_suites(session: nox.Session) -> None:
     """scikit-learn's, SciPy's (special, stats, signal) and array-api-extra's
     own Array API tests with dlarray added as a backend beside
@@ -533,7 +544,7 @@ def array_api_suites(session: nox.Session) -> None:
 DISTRIBUTED_DEPS = ["cubed==0.27.0", "dask==2025.9.1", "distributed==2025.9.1", "zarr==3.1.6"]
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", venv_backend=FAST_INSTALL)
 def distributed(session: nox.Session) -> None:
     """dlarray as the chunk array of Cubed and Dask (tests/distributed/):
     Cubed's processes executor and Cubed on a Dask cluster of two worker
@@ -578,14 +589,14 @@ LATEST_PYTHON = "3.13"
 LATEST_INTEROP = ["numpy", "torch", "jax", "tvm_ffi", "dpnp"]
 
 
-@nox.session(python=LATEST_PYTHON)
+@nox.session(python=LATEST_PYTHON, venv_backend=FAST_INSTALL)
 def latest(session: nox.Session) -> None:
     """dlarray against the newest release of every peer and consumer: the
     interop matrix, the Array API consumers, Cubed and Dask, the examples,
     the doctor and the probe.  A peer or consumer that fails to import fails
     the run.  The versions it ran with are printed first and written to
     $DLARRAY_LATEST_VERSIONS when set (a JSON file)."""
-    install = [".", *TEST_DEPS, HYPOTHESIS, *LATEST]
+    install = [".", *TEST_DEPS, HYPOTHESIS, "setuptools", *LATEST]  # setuptools: as interop
     if os.environ.get("INTEROP_TORCH_INDEX"):
         install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
     session.install(*install)
@@ -681,7 +692,7 @@ def sanitize(session: nox.Session) -> None:
         )  # fmt: skip
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def fuzz(session: nox.Session) -> None:
     """The fuzzer of the consumer and the producer (tests/fuzz): hostile
     producers and every keyword value, for a fixed time.
@@ -727,7 +738,7 @@ def _run_thread_soak(session: nox.Session, peers: list[str]) -> None:
         )  # fmt: skip
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def threads(session: nox.Session) -> None:
     """The thread soak (tests/threads) and the deleter-thread regressions
     (tests/package/test_hardening.py), with NumPy and PyTorch: 8 threads of mixed
@@ -843,7 +854,7 @@ INTEROP_PEERS = {
 CPU_INTEROP_PEERS = ["numpy", "torch", "jax", "tvm_ffi", "dpnp"]
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 @nox.parametrize("peer", list(INTEROP_PEERS), ids=list(INTEROP_PEERS))
 def interop(session: nox.Session, peer: str) -> None:
     """The interop matrix with one peer: tests/interop/test_<peer>.py, the
@@ -858,7 +869,9 @@ def interop(session: nox.Session, peer: str) -> None:
     if peer == "cupy" and not _gpu_present():
         session.log("interop(cupy): no NVIDIA GPU here (nvidia-smi finds none); nothing to test")
         return
-    install = [".", *TEST_DEPS, HYPOTHESIS, *INTEROP_PEERS[peer]]
+    # setuptools: test_examples.py builds the C extension example with it
+    # (virtualenv puts it in a Python 3.11 environment, uv does not).
+    install = [".", *TEST_DEPS, HYPOTHESIS, "setuptools", *INTEROP_PEERS[peer]]
     if peer == "torch" and os.environ.get("INTEROP_TORCH_INDEX"):
         install += ["--extra-index-url", os.environ["INTEROP_TORCH_INDEX"]]
     session.install(*install)
@@ -897,7 +910,7 @@ def _sycl_env(session: nox.Session) -> dict[str, str | None]:
     }
 
 
-@nox.session
+@nox.session(venv_backend=FAST_INSTALL)
 def sycl(session: nox.Session) -> None:
     """SYCL USM for real: dpctl, dpnp and Intel's OpenCL runtime for x86-64
     CPUs (intel-opencl-rt), which presents this machine's CPU as a SYCL
