@@ -223,14 +223,14 @@ def _deleter_note(toy: ToyArray) -> str | None:
     return f"the deleter ran {calls} times (a double free)"
 
 
-def _consume(peer: Peer, module: ModuleType, toy: ToyArray) -> tuple[Any, BaseException | None]:
+def consume_toy(peer: Peer, module: ModuleType, toy: ToyArray) -> tuple[Any, BaseException | None]:
     try:
         return peer.from_dlpack(module)(toy), None
     except Exception as exc:  # judged by the caller
         return None, exc
 
 
-def _finish(toy: ToyArray, verdict: Outcome) -> Outcome:
+def finish_toy(toy: ToyArray, verdict: Outcome) -> Outcome:
     """Release everything, then add the deleter count to the verdict."""
     toy.drop()
     gc.collect()
@@ -256,20 +256,20 @@ def _reads(
 
     def run(peer: Peer, module: ModuleType) -> Outcome:
         toy, expected = make()
-        result, exc = _consume(peer, module, toy)
+        result, exc = consume_toy(peer, module, toy)
         if read or exc is not None:
-            verdict = _judge_read(
+            verdict = judge_read(
                 peer, result, exc, expected, check_values, refusal_ok, held_by_ml_dtypes
             )
         else:
             verdict = Outcome(OK, "imports it")
         del result, exc
-        return _finish(toy, verdict)
+        return finish_toy(toy, verdict)
 
     return run
 
 
-def _judge_read(
+def judge_read(
     peer: Peer,
     result: Any,
     exc: BaseException | None,
@@ -309,10 +309,10 @@ def _refuses(
 
     def run(peer: Peer, module: ModuleType) -> Outcome:
         toy = make()
-        result, exc = _consume(peer, module, toy)
+        result, exc = consume_toy(peer, module, toy)
         if toy._reuse and exc is None:  # the same capsule, a second time
             first = result
-            result, exc = _consume(peer, module, toy)
+            result, exc = consume_toy(peer, module, toy)
             del first
         if needs_versioned and not any(toy.asked):
             verdict = Outcome(NOT_SUPPORTED, "asks for legacy capsules only: none was sent")
@@ -323,12 +323,12 @@ def _refuses(
         else:
             verdict = Outcome(DEVIATION, f"raises {error_line(exc)}, not BufferError")
         del result, exc
-        return _finish(toy, verdict)
+        return finish_toy(toy, verdict)
 
     return run
 
 
-def _float64(n: int = 12) -> np.ndarray:
+def float64_memory(n: int = 12) -> np.ndarray:
     return np.arange(n, dtype=np.float64) + 10.0
 
 
@@ -342,7 +342,7 @@ def _layout(
     """float64 memory 10, 11, ...; the tensor starts at element ``first``."""
 
     def make() -> tuple[ToyArray, np.ndarray]:
-        memory = _float64()
+        memory = float64_memory()
         toy = ToyArray(memory, shape=shape, strides=strides, byte_offset=first * 8, **fields)
         return toy, expected(memory)
 
@@ -350,10 +350,10 @@ def _layout(
 
 
 def _read_only(peer: Peer, module: ModuleType) -> Outcome:
-    memory = _float64(6)
+    memory = float64_memory(6)
     toy = ToyArray(memory, flags=abi.READ_ONLY)
-    result, exc = _consume(peer, module, toy)
-    verdict = _judge_read(peer, result, exc, memory.copy(), True, False)
+    result, exc = consume_toy(peer, module, toy)
+    verdict = judge_read(peer, result, exc, memory.copy(), True, False)
     if verdict.verdict == OK:
         if peer.write_first is None:
             verdict = Outcome(OK, "imports; its arrays cannot be written")
@@ -370,12 +370,12 @@ def _read_only(peer: Peer, module: ModuleType) -> Outcome:
             else:
                 verdict = Outcome(OK, f"imports read-only; a write raises {refused}")
     del result, exc
-    return _finish(toy, verdict)
+    return finish_toy(toy, verdict)
 
 
 def _asks_max_version(peer: Peer, module: ModuleType) -> Outcome:
-    toy = ToyArray(_float64(4))
-    result, exc = _consume(peer, module, toy)
+    toy = ToyArray(float64_memory(4))
+    result, exc = consume_toy(peer, module, toy)
     del result
     asked = toy.asked[0] if toy.asked else "nothing"
     if exc is not None:
@@ -385,7 +385,7 @@ def _asks_max_version(peer: Peer, module: ModuleType) -> Outcome:
     else:
         verdict = Outcome(DEVIATION, f"passes max_version={asked}: it asks for legacy capsules")
     del exc
-    return _finish(toy, verdict)
+    return finish_toy(toy, verdict)
 
 
 # ---- dtypes ----
@@ -666,7 +666,7 @@ def _consumer_cases() -> list[Case]:
             "consumer",
             "a producer older than DLPack 1.0: a legacy 'dltensor' capsule whatever is asked",
             "a consumer still accepts legacy capsules",
-            _reads(lambda: (ToyArray(_float64(6), answer="legacy"), _float64(6))),
+            _reads(lambda: (ToyArray(float64_memory(6), answer="legacy"), float64_memory(6))),
         ),
         Case(
             "byte_offset_1d",
@@ -766,35 +766,39 @@ def _consumer_cases() -> list[Case]:
             "consumer",
             "a versioned capsule of DLPack 2.0, above the max_version asked",
             "BufferError, and the deleter called",
-            _refuses(lambda: ToyArray(_float64(4), version=(2, 0)), needs_versioned=True),
+            _refuses(lambda: ToyArray(float64_memory(4), version=(2, 0)), needs_versioned=True),
         ),
         Case(
             "capsule_reuse",
             "consumer",
             "the same capsule handed over twice",
             "a consumed capsule ('used_dltensor...') is refused, not read again",
-            _refuses(lambda: ToyArray(_float64(4), reuse=True), any_error=True),
+            _refuses(lambda: ToyArray(float64_memory(4), reuse=True), any_error=True),
         ),
         Case(
             "device_unknown",
             "consumer",
             "device type 99 (no such DLPack device)",
             "BufferError",
-            _refuses(lambda: ToyArray(_float64(4), device=(99, 0))),
+            _refuses(lambda: ToyArray(float64_memory(4), device=(99, 0))),
         ),
         Case(
             "device_cuda_host",
             "consumer",
             "kDLCUDAHost (pinned host memory; here plain host memory)",
             "imports it, or raises BufferError",
-            _reads(lambda: (ToyArray(_float64(4), device=(3, 0)), _float64(4)), read=False),
+            _reads(
+                lambda: (ToyArray(float64_memory(4), device=(3, 0)), float64_memory(4)), read=False
+            ),
         ),
         Case(
             "device_cuda_managed",
             "consumer",
             "kDLCUDAManaged (managed memory; here plain host memory)",
             "imports it, or raises BufferError",
-            _reads(lambda: (ToyArray(_float64(4), device=(13, 0)), _float64(4)), read=False),
+            _reads(
+                lambda: (ToyArray(float64_memory(4), device=(13, 0)), float64_memory(4)), read=False
+            ),
         ),
         Case(
             "lanes_2",

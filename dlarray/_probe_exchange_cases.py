@@ -11,6 +11,14 @@ can meet and one it cannot (its ``SetError`` callback must be called
 exactly once), and the current work stream of the host.  A library
 without a table is "not supported" in each case.
 
+As a consumer, the library's ``from_dlpack`` is handed a toy producer
+whose type carries a table of the probe's own (:func:`_toy_table`): its
+``managed_tensor_from_py_object_no_sync`` exports the same tensor as its
+``__dlpack__`` (a nonzero ``byte_offset``), from a ToyProducer whose
+deleter counts.  The consumer may use either route, but must read the
+right elements and release each tensor once, and must not call a table
+whose major version is newer than its own.
+
 What the exported tensors hold is compared with the library's own
 ``__dlpack__(max_version=(1, 3))`` of the same array: the same first
 element, device, dtype, shape and strides (NULL strides read as
@@ -37,8 +45,13 @@ from dlarray._probe_cases import (
     OK,
     Case,
     Outcome,
+    ToyArray,
+    consume_toy,
     error_line,
+    finish_toy,
+    float64_memory,
     host_array,
+    judge_read,
     producer_case,
 )
 
@@ -322,6 +335,100 @@ def _work_stream(
     return Outcome(OK, f"0, stream {'NULL' if not stream.value else hex(stream.value)}")
 
 
+# ---- the consumer side: a toy producer with a table ----
+
+_PyCapsule_New = ctypes.PYFUNCTYPE(
+    ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
+)(("PyCapsule_New", ctypes.pythonapi))
+_PyCapsule_SetName = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_SetName", ctypes.pythonapi)
+)
+#: Names a capsule keeps pointers to, and every ctypes object a consumer may
+#: still call (tables, callbacks): alive for the whole process.
+_FOREVER: list[Any] = [
+    ctypes.create_string_buffer(TABLE_NAME.encode()),
+    ctypes.create_string_buffer(b"used_dltensor_versioned"),
+]
+_TABLE_FUNCTIONS = ("managed_tensor_from_py_object_no_sync", "current_work_stream",
+                    "managed_tensor_allocator", "managed_tensor_to_py_object_no_sync")  # fmt: skip
+
+
+class TableToy(ToyArray):
+    """A toy producer whose type carries a table (made by :func:`_toy_class`).
+
+    The table's ``managed_tensor_from_py_object_no_sync`` hands out a tensor
+    from the same ToyProducer as ``__dlpack__`` does, so the deleter count
+    (``made`` and ``toy.deleted``) covers both routes; ``table_calls``
+    counts that function's calls."""
+
+    table_calls = 0
+
+    def table_export(self) -> int:
+        """A new tensor for the table: the address of its managed struct,
+        owned by the caller (the capsule it was made in is marked taken)."""
+        self.table_calls += 1
+        capsule = self.toy.capsule(self.memory, device=self.device, **self.fields)
+        address = ctypes.addressof(abi.managed(capsule))
+        _PyCapsule_SetName(capsule, ctypes.cast(_FOREVER[1], ctypes.c_char_p))
+        self.made += 1
+        return address
+
+
+def _toy_table(major: int) -> int:
+    """A table of header version ``(major, 3)`` whose from_py serves a
+    :class:`TableToy`; its other functions fail (a consumer needs none of
+    them to import); the table's address."""
+
+    def from_py(obj: Any, out: Any) -> int:
+        out[0] = ctypes.cast(obj.table_export(), _Managed)
+        return 0
+
+    def work_stream(_type: int, _id: int, out: Any) -> int:
+        out[0] = None
+        return 0
+
+    def allocator(_prototype: Any, _out: Any, context: Any, set_error: Any) -> int:
+        set_error(context, b"BufferError", b"the probe's toy table allocates nothing")
+        return -1
+
+    def to_py(_tensor: Any, _out: Any) -> int:
+        return -1  # never asked: a consumer imports into its own arrays
+
+    table = abi.DLPackExchangeAPI()
+    table.header.version.major, table.header.version.minor = major, 3
+    callbacks = [_FROM_PY(from_py), _WORK_STREAM(work_stream), _ALLOCATOR(allocator),
+                 _TO_PY(to_py)]  # fmt: skip
+    for name, callback in zip(_TABLE_FUNCTIONS, callbacks, strict=True):
+        setattr(table, name, ctypes.cast(callback, ctypes.c_void_p).value)
+    _FOREVER.extend([table, *callbacks])
+    return ctypes.addressof(table)
+
+
+def _toy_class(major: int) -> type[TableToy]:
+    """A new :class:`TableToy` subclass carrying a table of major version ``major``."""
+    capsule = _PyCapsule_New(_toy_table(major), ctypes.cast(_FOREVER[0], ctypes.c_char_p), None)
+    kind = type(f"TableToy{major}", (TableToy,), {"__dlpack_c_exchange_api__": capsule})
+    _FOREVER.append(kind)
+    return kind
+
+
+def _table_import(major: int) -> Callable[[Peer, ModuleType], Outcome]:
+    def run(peer: Peer, module: ModuleType) -> Outcome:
+        memory = float64_memory()
+        toy = _toy_class(major)(memory, shape=(4,), byte_offset=2 * 8)
+        result, exc = consume_toy(peer, module, toy)
+        verdict = judge_read(peer, result, exc, memory[2:6], True, False)
+        del result, exc
+        route = "through the table" if toy.table_calls else "through __dlpack__"
+        if major != 1 and toy.table_calls:
+            verdict = Outcome(DEVIATION, f"calls the functions of a table of version ({major}, 3)")
+        elif verdict.verdict == OK:
+            verdict = Outcome(OK, f"{verdict.observed}, {route}")
+        return finish_toy(toy, verdict)
+
+    return run
+
+
 #: The cases, in the order a child runs them (after the Python protocol's).
 EXCHANGE_CASES: tuple[Case, ...] = (
     Case(
@@ -366,6 +473,22 @@ EXCHANGE_CASES: tuple[Case, ...] = (
         "managed_tensor_allocator for device type 99",
         "a non-zero return, with SetError called exactly once",
         _with_table(_allocator_error),
+    ),
+    Case(
+        "c_api_import",
+        "consumer",
+        "a producer whose type's table exports 4 float64 at byte_offset = 2 elements, as its "
+        "__dlpack__ does",
+        "imports the right elements, through the table or __dlpack__; each tensor released once",
+        _table_import(1),
+    ),
+    Case(
+        "c_api_import_newer_major",
+        "consumer",
+        "the same producer with a table of version (2, 3)",
+        "the table's major version is checked before it is used: its functions are not called "
+        "(__dlpack__ may be)",
+        _table_import(2),
     ),
     Case(
         "c_api_work_stream",
