@@ -2,7 +2,9 @@
 faults: tests/exchange_tables.py's FakeTable, whose importer
 (managed_tensor_to_py_object_no_sync) and allocator are stubs that return
 -1 without an error, and whose current_work_stream is NULL.  Its arrays
-export through NumPy's ``__dlpack__``, so only the table's cases fail."""
+export through NumPy's ``__dlpack__``, refusing a device other than the
+host with BufferError as the specification asks (NumPy 2.3 raised
+another error), so only the table's cases fail."""
 
 import sys
 from pathlib import Path
@@ -13,7 +15,14 @@ import exchange_tables
 
 name = "fake_table"
 _TABLE = exchange_tables.FakeTable(functions={"current_work_stream": None})
-Producer = exchange_tables.producer_class(_TABLE, name="TableProducer")
+
+
+class Producer(exchange_tables.producer_class(_TABLE, name="TableProducer")):
+    def __dlpack__(self, **kwargs):
+        device = kwargs.get("dl_device")
+        if device is not None and tuple(device) != (1, 0):
+            raise BufferError(f"the fake table producer's arrays live on the host, not {device}")
+        return super().__dlpack__(**kwargs)
 
 
 def make(host):
