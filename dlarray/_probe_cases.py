@@ -118,6 +118,33 @@ def error_line(exc: BaseException) -> str:
 
 # ---- the toy producer the consumer cases feed ----
 
+#: Where a toy's memory starts: at a multiple of ALIGNMENT bytes.  A library
+#: may import memory aligned that far without a copy and copy the rest (JAX
+#: on the host does: 64 bytes), taking two roads that can disagree, so a
+#: case must not leave the choice to wherever NumPy's allocator put it.
+ALIGNMENT = 64
+#: The second start :func:`_reads` tries: OFF_ALIGNMENT bytes past an
+#: ALIGNMENT boundary, aligned for every element type (complex128's 16
+#: bytes included) but not for such a zero-copy road.
+OFF_ALIGNMENT = 16
+
+
+def homed(memory: np.ndarray, past: int) -> np.ndarray:
+    """A copy of ``memory`` starting ``past`` bytes after an ALIGNMENT boundary."""
+    memory = np.ascontiguousarray(memory)
+    raw = np.empty(memory.nbytes + 2 * ALIGNMENT, np.uint8)
+    start = (past - raw.ctypes.data) % ALIGNMENT
+    home = np.ndarray(memory.shape, memory.dtype, buffer=raw, offset=start)
+    home[...] = memory
+    return home
+
+
+def where(past: int) -> str:
+    """The words for a start ``past`` bytes after an ALIGNMENT boundary."""
+    if past == 0:
+        return f"at a {ALIGNMENT}-byte-aligned address"
+    return f"at an address {past} bytes past a {ALIGNMENT}-byte boundary"
+
 
 class ToyArray:
     """A DLPack producer over one tensor description, made by ToyProducer.
@@ -126,7 +153,8 @@ class ToyArray:
     a versioned capsule when the consumer passes ``max_version`` of 1.0 or
     more, else a legacy one (refusing a read-only tensor a legacy capsule
     cannot mark, as NumPy does); it cannot copy or move.  ``asked`` records
-    each call's ``max_version``.
+    each call's ``max_version``.  Its memory is a copy of ``memory`` that
+    starts ``past`` bytes after an ALIGNMENT boundary (:func:`homed`).
     """
 
     def __init__(
@@ -136,10 +164,12 @@ class ToyArray:
         answer: str = "asked",
         reuse: bool = False,
         device: tuple[int, int] = CPU,
+        past: int = 0,
         **fields: Any,
     ) -> None:
         self.toy = abi.ToyProducer()
-        self.memory = memory
+        self.memory = homed(memory, past)
+        self.past = past
         self.fields = fields
         self.answer = answer  # "asked", "legacy" or "versioned"
         self.device = device
@@ -185,6 +215,14 @@ class ToyArray:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.device
+
+    def elsewhere(self, past: int) -> ToyArray:
+        """A new toy of this one's tensor, its memory starting ``past`` bytes
+        after an ALIGNMENT boundary."""
+        return type(self)(
+            self.memory, answer=self.answer, reuse=self._reuse, device=self.device, past=past,
+            **self.fields,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         # Libraries quote their argument in errors; no address, so that a
@@ -252,10 +290,12 @@ def _reads(
     """A case the library must import with the right values; refusing with
     BufferError is "not supported" (``refusal_ok``: "ok").
     ``held_by_ml_dtypes``: reading the values back may go through NumPy,
-    which holds them only as ml_dtypes arrays."""
+    which holds them only as ml_dtypes arrays.
 
-    def run(peer: Peer, module: ModuleType) -> Outcome:
-        toy, expected = make()
+    The tensor is read twice, from memory at an ALIGNMENT boundary and
+    OFF_ALIGNMENT bytes past one: the verdict is the worse of the two."""
+
+    def read_at(toy: ToyArray, expected: np.ndarray, peer: Peer, module: ModuleType) -> Outcome:
         result, exc = consume_toy(peer, module, toy)
         if read or exc is not None:
             verdict = judge_read(
@@ -266,7 +306,28 @@ def _reads(
         del result, exc
         return finish_toy(toy, verdict)
 
+    def run(peer: Peer, module: ModuleType) -> Outcome:
+        toy, expected = make()
+        aligned = read_at(toy, expected, peer, module)
+        off = read_at(toy.elsewhere(OFF_ALIGNMENT), expected, peer, module)
+        return worse(aligned, off)
+
     return run
+
+
+#: The order :func:`worse` ranks verdicts in, the best first.
+RANK = (OK, NEEDS, NOT_SUPPORTED, DEVIATION)
+
+
+def worse(aligned: Outcome, off: Outcome) -> Outcome:
+    """One verdict for a tensor read from two starts (:func:`_reads`): the
+    worse of the two, and where each was observed when they differ."""
+    if aligned == off:
+        return aligned
+    pair = [(aligned, where(0)), (off, where(OFF_ALIGNMENT))]
+    (first, at_first), (second, at_second) = sorted(pair, key=lambda p: -RANK.index(p[0].verdict))
+    observed = f"{at_first}, {first.observed}; {at_second}, {second.observed}"
+    return Outcome(first.verdict, observed, first.needs)
 
 
 def judge_read(
@@ -363,7 +424,7 @@ def _read_only(peer: Peer, module: ModuleType) -> Outcome:
                 refused = None
             except Exception as write_exc:
                 refused = error_line(write_exc)
-            if memory[0] != 10.0:
+            if toy.memory[0] != 10.0:
                 verdict = Outcome(DEVIATION, "writes through the read-only import")
             elif refused is None:
                 verdict = Outcome(OK, "imports a copy; writing leaves the producer's memory alone")

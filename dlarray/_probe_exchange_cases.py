@@ -276,8 +276,10 @@ def _allocate(
     errors: list[tuple[str, str]] = []
 
     def set_error(_context: Any, kind: bytes | None, message: bytes | None) -> None:
-        errors.append(((kind or b"").decode(errors="replace"),
-                       (message or b"").decode(errors="replace")))  # fmt: skip
+        # The first line, as of an exception's message (PyTorch's next lines
+        # are a C++ backtrace, its addresses different on every run).
+        said = (message or b"").decode(errors="replace").strip().splitlines()
+        errors.append(((kind or b"").decode(errors="replace"), said[0] if said else ""))
 
     callback = _SetError(set_error)
     out = _Managed()

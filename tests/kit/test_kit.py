@@ -225,3 +225,23 @@ def test_a_case_that_kills_the_process_fails_alone(tmp_path: pathlib.Path) -> No
     assert by_outcome(results, "passed") == {"byte_offset_0d", "zero_strides"}
     outcome, message = results["negative_strides"]
     assert outcome == "failed" and "aborts the process (SIGABRT)" in message
+
+
+@pytest.mark.parametrize("broken", ["aligned", "copied"])
+def test_a_consumer_broken_at_one_alignment_deviates_on_every_run(
+    tmp_path: pathlib.Path, broken: str
+) -> None:
+    """A consumer that imports 64-byte-aligned memory zero-copy and copies
+    the rest (JAX does) is judged on both roads, whichever the allocator
+    would have chosen: a tensor is read at both starts."""
+    adapter = HERE / "adapters" / "alignment_adapter.py"
+    env = {"DLARRAY_TEST_BROKEN_ROAD": broken}
+    for _ in range(3):  # unhomed memory starts at a 64-byte boundary one time in four
+        _, results = run_kit(tmp_path, "--dlpack-library", str(adapter), "-k", "dtype_float64",
+                             env=env)  # fmt: skip
+        outcome, message = results["dtype_float64"]
+        assert outcome == "failed", results
+        bad = ("at a 64-byte-aligned address" if broken == "aligned"
+               else "at an address 16 bytes past a 64-byte boundary")  # fmt: skip
+        assert f"{bad}, raises RuntimeError: the {broken} road is broken" in message, message
+

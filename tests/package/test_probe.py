@@ -33,7 +33,7 @@ from dlarray._peers import (
     peer_named,
 )
 from dlarray._probe import CASES
-from dlarray._probe_cases import ML_DTYPES_HOLDS, load_ml_dtypes
+from dlarray._probe_cases import ALIGNMENT, ML_DTYPES_HOLDS, ToyArray, homed, load_ml_dtypes
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = json.loads((REPO / "docs" / "_data" / "probe.json").read_text())
@@ -359,3 +359,20 @@ def test_committed_outcomes_still_hold(name: str, tmp_path: Path) -> None:
         "`python -m dlarray probe --json > docs/_data/probe.json` with the pinned versions"
     )
     assert list(outcomes(now)) == list(outcomes(committed))
+
+
+@pytest.mark.parametrize("past", [0, 8, 16, 48])
+@pytest.mark.parametrize("size", [0, 1, 7, 12, 100])
+def test_homed_memory_starts_where_asked(past: int, size: int) -> None:
+    """The toy's memory is a copy at a chosen distance from a 64-byte
+    boundary: a consumer's zero-copy road must not depend on the allocator."""
+    memory = np.arange(size, dtype=np.float64)[::-1]  # not contiguous, not where asked
+    home = homed(memory, past)
+    assert home.ctypes.data % ALIGNMENT == past
+    assert home.dtype == memory.dtype and home.flags.c_contiguous
+    assert home.tobytes() == memory.tobytes()
+    toy = ToyArray(memory, dtype=(2, 64, 1))
+    assert toy.memory.ctypes.data % ALIGNMENT == 0
+    assert toy.elsewhere(past).memory.ctypes.data % ALIGNMENT == past
+    assert toy.elsewhere(past).fields == toy.fields
+
