@@ -21,13 +21,13 @@ GPU), dlarray takes the data where it is and copies it itself, unless
 ``copy=False``.
 
 ``dlarray.from_dlpack`` is the C function ``_core.from_dlpack``: it runs step 1
-and 2 for the common call (no ``device``, no ``copy``, a host producer)
-without Python-level overhead, and hands every other call to :func:`from_dlpack` below, which is
-the complete and readable implementation.  The two rules both paths need are
-written once, in C, and called from here: where a producer says its memory
-is (``_core.producer_device``) and whether a ``TypeError`` refused DLPack
-1.0's keywords (``_core.keywords_refused``); the stream to pass is the memory
-families' (``MEMORY.consumer_stream``).
+and 2 for the common call (no ``device``, no ``copy``) without
+Python-level overhead, and hands every other call to :func:`from_dlpack`
+below.  The two rules both paths need are written once, in C, and called
+from here: where a producer says its memory is (``_core.producer_device``)
+and whether a ``TypeError`` refused DLPack 1.0's keywords
+(``_core.keywords_refused``); the stream to pass is the memory families'
+(``MEMORY.consumer_stream``).
 """
 
 from __future__ import annotations
@@ -45,57 +45,17 @@ MAX_VERSION = (_core.DLPACK_MAJOR_VERSION, _core.DLPACK_MINOR_VERSION)
 
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> ArrayBase:
-    """Import an object that implements ``__dlpack__``, zero-copy.
+    """The calls of :func:`dlarray.from_dlpack` its C entry point hands over.
 
-    The complete protocol behind :func:`dlarray.from_dlpack`, which runs the
-    common calls in C and every other call here.
-
-    Parameters
-    ----------
-    x
-        Any DLPack producer: a NumPy, PyTorch, JAX, CuPy array, another
-        DLArray...
-    device : Device, str or (device_type, device_id), optional
-        Ask the producer to export to this device; if it cannot, import the
-        data where it is and copy it there.
-    copy : bool or None
-        ``True``: the producer must copy.  ``False``: it must not;
-        ``BufferError`` when a copy would be needed.  ``None``: its choice.
-
-    Returns
-    -------
-    DLArray
-        Sharing the producer's memory unless a copy was asked for; read-only
-        when the producer marked the memory ``READ_ONLY``.
-
-    Raises
-    ------
-    AttributeError
-        If ``x`` has no ``__dlpack__`` method.
-    BufferError
-        If the data cannot be exchanged: the producer's own refusal, a
-        tensor dlarray cannot import (unsupported device, vector lanes, a
-        DLPack major version other than 1, more than 64 dimensions, a shape
-        too big for NumPy -- nonzero extents times the element's bytes past
-        2**63 - 1, even when empty), or a needed copy under
-        ``copy=False``.  :class:`dlarray.CUDAUnavailableError` and
-        :class:`dlarray.SYCLUnavailableError` when ``device`` names GPU
-        memory this process cannot reach.
-    TypeError
-        If ``copy`` is not a bool or None, ``device`` is not a device, or a
-        producer older than DLPack 1.0 is asked for ``device``/``copy``.
-    ValueError
-        If ``device`` names an unknown device kind.
-
-    Examples
-    --------
-    >>> import dlarray, numpy as np
-    >>> a = np.arange(6.0).reshape(2, 3)
-    >>> x = dlarray.from_dlpack(a)
-    >>> x.shape, x.dtype
-    ((2, 3), dlarray.float64)
-    >>> np.shares_memory(np.from_dlpack(x), a)  # the same memory
-    True
+    ``dlarray.from_dlpack`` is ``_core.from_dlpack`` (its docstring is the
+    public one: parameters, errors, examples).  It runs the common call in C
+    and hands here, as ``DLArray._from_dlpack_general``, every call with
+    ``device`` or ``copy`` (but ``copy=False`` through a producer's C
+    exchange table) and an object that is no producer (the error is worded
+    here); dlarray's own modules (``asarray``, the array class) call this
+    function for the same protocol.  Steps 1 and 2 of the module's
+    docstring, then the copy to ``device`` where the producer could not
+    place its data there.
     """
     if copy is not None and not isinstance(copy, bool):
         raise TypeError(f"from_dlpack(copy={copy!r}): copy must be None, True or False")

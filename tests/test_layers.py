@@ -13,6 +13,13 @@ it directly; lower layers type against ``_core.ArrayBase``.  Where the C
 core calls Python, it calls what it read from the one registered class
 (``_core.register_array_type(DLArray)`` in ``dlarray/__init__.py``).
 
+The C core's files use each other one way too (``C_LAYERS``): a file uses
+only the functions, tables and objects that files of its own layer or below
+define, with no circle, and includes only the core's headers; module.c, at
+the top, assembles the array type from the files of each job.  The
+pictures of both in CONTRIBUTING.md must name these layers, in this order,
+with every module and C file in its place.
+
 A function may import only an optional dependency that it loads lazily
 (cuda-bindings, dpctl, ml_dtypes, a peer library), never a dlarray module
 or NumPy, and a comment on the import's line or the two above says so
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import sys
 from pathlib import Path
 
@@ -204,9 +212,14 @@ def function_local_imports() -> list[str]:
 
 
 def circles() -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan)."""
+    """The modules that import each other in a circle."""
     edges, _ = graph()
-    successors = {m: sorted({t for t, _ in ts if t in edges and t != m}) for m, ts in edges.items()}
+    return components({m: {t for t, _ in ts if t in edges} for m, ts in edges.items()})
+
+
+def components(successors: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan)."""
+    successors = {n: sorted(s - {n}) for n, s in successors.items()}  # type: ignore[misc]
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -238,6 +251,238 @@ def circles() -> list[list[str]]:
         if node not in index:
             connect(node)
     return found
+
+
+# ---- the C core: its files call each other one way too ----
+
+CORE = PACKAGE / "_core"
+# (layer name, the C files in it), from the bottom.  A file uses what files
+# of its own layer or lower layers define (functions, types, tables), never
+# a higher layer's; module.c, at the top, assembles the rest at import.
+C_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("state and tables", ("state.c", "dtype_table.c", "device_table.c", "host_buffer.c")),
+    ("the array", ("array.c",)),
+    ("export, import and the buffer protocol", ("export.c", "import.c", "buffer.c")),
+    (
+        "the consumer and the exchange table",
+        ("exchange_consumer.c", "consumer.c", "exchange_producer.c"),
+    ),
+    (
+        "the host engine's fast path",
+        ("host_adopt.c", "engine_call.c", "fast_function.c", "operators.c"),
+    ),
+    # x[mask] and x[indices] adopt the engine's result.
+    ("subscripts", ("subscript.c",)),
+    ("the C API for extensions", ("capi.c",)),
+    ("the module", ("module.c",)),
+)
+# The headers a C file may include with quotes: the core's own.
+C_HEADERS = {"core.h", "dlpack_abi.h", "dlarray_capi.h"}
+
+
+def c_layer_of(name: str) -> int:
+    for index, (_, files) in enumerate(C_LAYERS):
+        if name in files:
+            return index
+    raise AssertionError(
+        f"dlarray/_core/{name} is in no layer: add it to C_LAYERS in tests/test_layers.py (and "
+        f"to docs/design.md's picture) where it belongs"
+    )
+
+
+def _c_code(path: Path) -> str:
+    """The file without its comments, string literals and preprocessor lines."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"^[ \t]*#[^\n]*", "", text, flags=re.M)
+
+
+# At the start of a line: a function's name after its type's line, or a
+# table's or object's name after its type ("PyMethodDef dla_view_methods[] =").
+_C_FUNCTION = re.compile(r"^(?![^\n]*\bstatic\b)[A-Za-z_][\w \t*]*\n(\w+)\(", re.M)
+_C_OBJECT = re.compile(
+    r"^(?![^\n]*\bstatic\b|extern\b|typedef\b|return\b)(?:const\s+)?[A-Za-z_]\w*[\s*]+(\w+)\s*"
+    r"(?:\[[^\]]*\]\s*)*[=;]",
+    re.M,
+)
+
+
+def c_definitions(folder: Path = CORE) -> dict[str, str]:
+    """Each name a C file defines for the others (not ``static``): name -> file."""
+    found: dict[str, str] = {}
+    for path in sorted(folder.glob("*.c")):
+        code = _c_code(path)
+        for pattern in (_C_FUNCTION, _C_OBJECT):
+            for name in pattern.findall(code):
+                found.setdefault(name, path.name)
+    return found
+
+
+def c_uses(folder: Path = CORE) -> dict[str, dict[str, set[str]]]:
+    """file -> {the other file: the names of it the file uses}."""
+    defined = c_definitions(folder)
+    uses: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(folder.glob("*.c")):
+        words = set(re.findall(r"\b\w+\b", _c_code(path)))
+        uses[path.name] = {}
+        for name in sorted(words & defined.keys()):
+            if defined[name] != path.name:
+                uses[path.name].setdefault(defined[name], set()).add(name)
+    return uses
+
+
+def c_upward_uses(folder: Path = CORE) -> list[str]:
+    found = []
+    for user, used in c_uses(folder).items():
+        for home, names in used.items():
+            if c_layer_of(home) > c_layer_of(user):
+                found.append(
+                    f"dlarray/_core/{user} ({C_LAYERS[c_layer_of(user)][0]}) uses "
+                    f"{', '.join(sorted(names))} of {home} ({C_LAYERS[c_layer_of(home)][0]}), "
+                    f"a higher layer"
+                )
+    return found
+
+
+def c_includes(folder: Path = CORE) -> list[str]:
+    found = []
+    for path in sorted([*folder.glob("*.c"), *folder.glob("*.h")]):
+        for line, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            include = re.match(r'\s*#\s*include\s+"([^"]+)"', text)
+            if include and include.group(1) not in C_HEADERS:
+                found.append(f"dlarray/_core/{path.name}:{line} includes {include.group(1)}")
+    return found
+
+
+def c_circles(folder: Path = CORE) -> list[list[str]]:
+    return components({user: set(used) for user, used in c_uses(folder).items()})
+
+
+def test_every_c_file_has_a_layer() -> None:
+    for path in CORE.glob("*.c"):
+        c_layer_of(path.name)
+
+
+def test_no_c_file_uses_a_higher_layer() -> None:
+    assert c_upward_uses() == []
+
+
+def test_the_c_files_use_each_other_in_no_circle() -> None:
+    assert c_circles() == []
+
+
+def test_the_c_files_include_only_the_cores_headers() -> None:
+    assert c_includes() == []
+
+
+def test_the_c_guard_sees_what_it_guards(tmp_path: Path) -> None:
+    """A function, a table and an object another file uses are found, in
+    code only (not in comments or strings), and so are a circle, an upward
+    use and a foreign include."""
+    (tmp_path / "array.c").write_text(
+        '#include "core.h"\n#include "engine.h"\n'
+        "PyObject *\ndla_array_new(int n)\n{\n    return dla_export(n); /* dla_state */\n}\n"
+        "static int\nhidden(void)\n{\n    return 0;\n}\n"
+        "DLA_COLD static void\nrefuse(void)\n{\n}\n"
+        "PyMethodDef dla_array_methods[] = {\n    {NULL},\n};\n"
+    )
+    (tmp_path / "export.c").write_text(
+        "DLAModuleState dla_state;\n"
+        "PyObject *\ndla_export(int n)\n{\n"
+        '    puts("dla_array_methods");\n    return dla_array_new(n) + hidden();\n}\n'
+    )
+    assert c_definitions(tmp_path) == {
+        "dla_array_new": "array.c", "dla_array_methods": "array.c",
+        "dla_export": "export.c", "dla_state": "export.c",
+    }  # fmt: skip
+    assert c_uses(tmp_path) == {"array.c": {"export.c": {"dla_export"}},
+                                "export.c": {"array.c": {"dla_array_new"}}}  # fmt: skip
+    assert c_circles(tmp_path) == [["array.c", "export.c"]]
+    assert [u.split(" (")[0] for u in c_upward_uses(tmp_path)] == ["dlarray/_core/array.c"]
+    assert c_includes(tmp_path) == ["dlarray/_core/array.c:2 includes engine.h"]
+
+
+# ---- the pictures of the layers in CONTRIBUTING.md agree with these ----
+
+CONTRIBUTING = PACKAGE.parent / "CONTRIBUTING.md"
+
+
+def pictured_layers(text: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The layer picture in CONTRIBUTING.md's "Layout" section: (Python
+    layers, C layers), top first, each as (name, what its lines name).  A
+    layer's line starts with one space (Python) or three (C), its name
+    ends at two spaces; deeper lines go on with the layer above."""
+    section = text.split("\n## Layout", 1)[1]
+    picture = section.split("\n```\n", 2)[1]
+    python: list[tuple[str, str]] = []
+    c: list[tuple[str, str]] = []
+    current: list[tuple[str, str]] = python
+    for line in picture.splitlines():
+        head = re.match(r"^( | {3})(\S.*?)(?: {2,}(.*))?$", line)
+        if head is None:
+            name, rest = current[-1]
+            current[-1] = (name, f"{rest} {line.strip()}")
+            continue
+        current = python if head.group(1) == " " else c
+        current.append((head.group(2), head.group(3) or ""))
+    return python, c
+
+
+def _path_of(module: str) -> str:
+    """How the picture names a module: ``_api/``, ``linalg.py``, ``__init__.py``."""
+    parts = module.split(".")[1:]
+    if not parts:
+        return "__init__.py"
+    folder = PACKAGE.joinpath(*parts)
+    return "/".join(parts) + "/" if folder.is_dir() else "/".join(parts) + ".py"
+
+
+def _names(path: str, text: str) -> bool:
+    return re.search(r"(?<![\w/.])" + re.escape(path) + r"(?=[\s(),;:]|$)", text) is not None
+
+
+def picture_disagreements(text: str) -> list[str]:
+    python, c = pictured_layers(text)
+    found = []
+    if [n for n, _ in python] != [n for n, _ in reversed(LAYERS)]:
+        found.append(f"Python layers pictured {[n for n, _ in python]}, "
+                     f"tests/test_layers.py has {[n for n, _ in reversed(LAYERS)]}")  # fmt: skip
+    if [n for n, _ in c] != [n for n, _ in reversed(C_LAYERS)]:
+        found.append(f"C layers pictured {[n for n, _ in c]}, "
+                     f"tests/test_layers.py has {[n for n, _ in reversed(C_LAYERS)]}")  # fmt: skip
+    pictured = dict(python)
+    for name, members in LAYERS:
+        for module in members:
+            if name in pictured and not _names(_path_of(module), pictured[name]):
+                found.append(f"{module} ({_path_of(module)}) is not pictured in layer {name!r}")
+    pictured_c = dict(c)
+    for name, files in C_LAYERS:
+        for file in files:
+            if name in pictured_c and not _names(file, pictured_c[name]):
+                found.append(f"_core/{file} is not pictured in layer {name!r}")
+    # Each file the picture names exists (no stale names).
+    everywhere = " ".join(rest for _, rest in [*python, *c])
+    for named in sorted(set(re.findall(r"[\w/]*\w\.(?:py|c)\b", everywhere))):
+        if not (PACKAGE.parent / named).exists() and not any(PACKAGE.rglob(named)):
+            found.append(f"the picture names {named}, which does not exist")
+    return found
+
+
+def test_the_pictured_layers_agree_with_these() -> None:
+    assert picture_disagreements(CONTRIBUTING.read_text(encoding="utf-8")) == []
+
+
+def test_a_drifted_picture_is_found() -> None:
+    text = CONTRIBUTING.read_text(encoding="utf-8")
+    assert picture_disagreements(text.replace(" _creation.py (", " _asarray.py (", 1)) == [
+        "dlarray._creation (_creation.py) is not pictured in layer 'creation'",
+        "the picture names _asarray.py, which does not exist",
+    ]
+    swapped = text.replace(" consumer      ", " consumers     ", 1)
+    assert "Python layers pictured" in picture_disagreements(swapped)[0]
+    assert picture_disagreements(text.replace("state.c, ", "", 1)) == [
+        "_core/state.c is not pictured in layer 'state and tables'"
+    ]
 
 
 def test_every_module_has_a_layer() -> None:
@@ -280,12 +525,16 @@ def test_the_guard_sees_what_it_guards(tmp_path: Path) -> None:
 def main() -> int:
     problems = [*upward_imports(), *function_local_imports()]
     problems += [f"import circle: {' -> '.join(c)}" for c in circles()]
+    problems += [*c_upward_uses(), *c_includes()]
+    problems += [f"C files in a circle: {' -> '.join(c)}" for c in c_circles()]
+    problems += [f"CONTRIBUTING.md: {d}" for d in picture_disagreements(CONTRIBUTING.read_text())]
     for problem in problems:
         print(problem)
     if not problems:
         print(
             f"{len(modules())} modules in {len(LAYERS)} layers import one way; functions import "
-            f"only optional dependencies, lazily"
+            f"only optional dependencies, lazily; {len(c_uses())} C files in {len(C_LAYERS)} "
+            f"layers call one way"
         )
     return 1 if problems else 0
 

@@ -10,7 +10,8 @@ when the arguments need no rule applied (arrays of one allowed dtype on one
 device, or an array and a Python scalar that joins its dtype): each function
 is a ``_core.fast_function`` that tries it before calling the Python
 function made here, and the operators of the array object try it too
-(``_core.register_operators``).  The kernel is the NumPy engine namespace's
+(their kernels: ``DLArray._operator_kernels``, which
+``_core.register_array_type`` reads).  The kernel is the NumPy engine namespace's
 function of the standard name, so it carries that engine's fixes
 (``numpy_engine.FIXES``, such as the standard's special values).  Every
 other call, on any engine, computes through the engine's standard

@@ -497,10 +497,8 @@ get_device(DLAArrayObject *self, void *c)
                                  (int)self->device.device_id, self->owner);
 }
 
-static PyGetSetDef array_getset[] = {
-    {"T", dla_array_transpose, NULL,
-     "The array with its axes reversed (a view sharing the memory)."
-     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.T.shape\n(3, 2)\n>>> float(x.T[0, 1]) == float(x[1, 0])\nTrue\n>>> from dlarray import abi\n>>> abi.data_pointer(x.T) == abi.data_pointer(x)  # a view: the same memory\nTrue\n", NULL},
+/* The array's own attributes; module.c adds subscript.c's (T). */
+PyGetSetDef dla_array_getset[] = {
     {"dtype", (getter)get_dtype, NULL,
      "The element type (a dlarray.DType)."
      "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.dtype\ndlarray.float64\n", NULL},
@@ -710,73 +708,12 @@ array_is_c_contiguous(DLAArrayObject *self, PyObject *unused)
     return PyBool_FromLong(dla_array_is_c_contiguous(self));
 }
 
-static PyMethodDef array_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))dla_array_dlpack,
-     METH_FASTCALL | METH_KEYWORDS,
-     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n"
-     "--\n\n"
-     "Export the array as a DLPack capsule: the producer half of DLPack.\n"
-     "\n"
-     "``max_version=None`` gives a legacy ``\"dltensor\"`` capsule; ``(1, m)`` or\n"
-     "newer a versioned ``\"dltensor_versioned\"`` one, DLPack 1.3, with the\n"
-     "READ_ONLY, IS_COPIED and IS_SUBBYTE_TYPE_PADDED flags\n"
-     "(:data:`dlarray.abi.READ_ONLY` ...).  ``stream`` is the consumer's\n"
-     "stream (only None or -1 on CPU memory); ``dl_device`` and ``copy`` ask\n"
-     "for the data elsewhere or copied.  The capsule holds a reference to the\n"
-     "array until the consumer calls the deleter.  Consumers written in C can\n"
-     "skip the capsule: see ``DLArray.__dlpack_c_exchange_api__``.\n"
-     "\n"
-     "Raises\n"
-     "------\n"
-     "BufferError\n"
-     "    If the array cannot be exported as asked: a legacy capsule\n"
-     "    (``max_version=None``) of a read-only or padded sub-byte array, which\n"
-     "    it cannot describe; a ``dl_device`` other than the array's under\n"
-     "    ``copy=False``; a ``dl_device`` dlarray has no memory for.\n"
-     "    :class:`dlarray.CUDAUnavailableError` (also a ``ValueError``) when\n"
-     "    ``dl_device`` is CUDA memory this process cannot reach.\n"
-     "TypeError\n"
-     "    If an argument is positional, unknown, or of the wrong type\n"
-     "    (``stream`` not None or an int, ``max_version`` not a pair of ints,\n"
-     "    ``dl_device`` not a ``(device_type, device_id)`` pair, ``copy`` not\n"
-     "    None or a bool).\n"
-     "ValueError\n"
-     "    If ``stream`` is not valid for the array's device (CPU memory has no\n"
-     "    streams: only None or -1).\n"
-     "\n"
-     "Examples\n"
-     "--------\n"
-     ">>> import dlarray\n"
-     ">>> x = dlarray.zeros(3)\n"
-     ">>> x.__dlpack__(max_version=(1, 3))  # doctest: +ELLIPSIS\n"
-     "<capsule object \"dltensor_versioned\" at 0x...>\n"
-     ">>> x.__dlpack__()  # doctest: +ELLIPSIS\n"
-     "<capsule object \"dltensor\" at 0x...>\n"
-     ">>> x.__dlpack__(stream=1)\n"
-     "Traceback (most recent call last):\n"
-     "  ...\n"
-     "ValueError: __dlpack__(stream=1) on a CPU array: CPU memory has no streams, ...\n"},
-    {"__dlpack_device__", dla_array_dlpack_device, METH_NOARGS,
-     "__dlpack_device__($self, /)\n--\n\n"
-     "Return (device_type, device_id) of the array's memory, as DLPack\n"
-     "numbers it (1 is kDLCPU).\n\n"
-     "Raises\n"
-     "------\n"
-     "TypeError\n"
-     "    If called with any argument (it takes none).\n"
-     "\n"
-     "Examples\n--------\n"
-     ">>> import dlarray\n"
-     ">>> dlarray.zeros(3).__dlpack_device__()\n"
-     "(1, 0)\n"},
+/* The array's own methods; module.c adds those of export.c (__dlpack__,
+ * __dlpack_device__) and subscript.c (the views) to the type. */
+PyMethodDef dla_array_methods[] = {
     {"_view", (PyCFunction)array_view, METH_VARARGS,
      "_view(shape, strides, byte_offset) -> array sharing this memory, as it is "
      "(a twin with the same layout, a span); views go through _subview."},
-    {"_subview", (PyCFunction)dla_array_subview, METH_VARARGS,
-     "_subview(shape, strides, offset) -> a view of this memory with this layout "
-     "(in elements) from `offset` elements on, by the rule of views (subscript.c)."},
-    {"_basic_view", (PyCFunction)dla_array_basic_view, METH_O,
-     "_basic_view(key) -> x[key] for a key of integers, slices, ... and None."},
     {"_copy_from", (PyCFunction)array_copy_from, METH_O,
      "_copy_from(src): copy src's elements into this host array."},
     {"_is_c_contiguous", (PyCFunction)array_is_c_contiguous, METH_NOARGS,
@@ -786,10 +723,6 @@ static PyMethodDef array_methods[] = {
 
 static PyMemberDef array_members[] = {
     {NULL},
-};
-
-static PyMappingMethods array_as_mapping = {
-    .mp_subscript = dla_array_subscript,
 };
 
 PyTypeObject DLAArrayBase_Type = {
@@ -803,11 +736,8 @@ PyTypeObject DLAArrayBase_Type = {
     .tp_traverse = (traverseproc)array_traverse,
     .tp_clear = (inquiry)array_clear,
     .tp_weaklistoffset = offsetof(DLAArrayObject, weakreflist),
-    .tp_methods = array_methods,
-    .tp_getset = array_getset,
     .tp_members = array_members,
-    .tp_as_mapping = &array_as_mapping,
-    .tp_as_buffer = &dla_array_as_buffer,
-    .tp_as_number = &dla_array_as_number,
-    .tp_richcompare = dla_array_richcompare,
+    /* tp_methods, tp_getset, tp_as_mapping, tp_as_buffer, tp_as_number and
+     * tp_richcompare: module.c's assemble_array_type, from the files that
+     * implement them (all above this one). */
 };

@@ -322,6 +322,11 @@ typedef struct {
 } DLAArrayObject;
 
 extern PyTypeObject DLAArrayBase_Type;
+/* The array's own methods and attributes; the rest of the type's protocols
+ * live in the files above (buffer.c, subscript.c, export.c, operators.c),
+ * which module.c plugs into the type at import. */
+extern PyMethodDef dla_array_methods[];
+extern PyGetSetDef dla_array_getset[];
 /* buffer.c: the array object's buffer protocol (PEP 3118). */
 extern PyBufferProcs dla_array_as_buffer;
 
@@ -410,10 +415,10 @@ dla_nbytes(int64_t count, DLDataType dtype, bool padded)
 int64_t dla_shape_product(int32_t ndim, const int64_t *shape);
 
 /* ---- subscript.c ---- */
-PyObject *dla_array_subscript(PyObject *self, PyObject *key);
-PyObject *dla_array_transpose(PyObject *self, void *closure);
-PyObject *dla_array_basic_view(PyObject *self, PyObject *key);
-PyObject *dla_array_subview(PyObject *self, PyObject *args);
+/* The array type's views: x[key], x.T, _subview, _basic_view. */
+extern PyMappingMethods dla_array_as_mapping;
+extern PyMethodDef dla_view_methods[];
+extern PyGetSetDef dla_view_getset[];
 /* The one rule of views: a new array over self's memory with this layout
  * (in elements), starting offset_elements from self's first element.  A
  * packed sub-byte view must be C-contiguous and start on a byte; a layout
@@ -467,9 +472,8 @@ uint64_t dla_export_flags(const DLAArrayObject *a);
 DLManagedTensorVersioned *dla_export_versioned(DLAArrayObject *a);
 /* A borrowed description of a: shape and strides point into the array. */
 void dla_fill_borrowed_dltensor(DLTensor *t, const DLAArrayObject *a);
-PyObject *dla_array_dlpack(PyObject *self, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames);
-PyObject *dla_array_dlpack_device(PyObject *self, PyObject *unused);
+/* The array type's __dlpack__ and __dlpack_device__. */
+extern PyMethodDef dla_export_methods[];
 
 /* ---- import.c ---- */
 extern PyTypeObject DLAImportedTensor_Type;
@@ -559,13 +563,13 @@ PyObject *dla_request_capsule(PyObject *x, PyObject *stream, bool *not_a_produce
 /* The capsule "dlarray._core._C_API" (see dlarray_capi.h). */
 PyObject *dla_capi_capsule(void);
 
-/* ---- module.c ---- */
+/* ---- state.c ---- */
 /* DLArray._memory.<name>(*args), the args built by Py_BuildValue from
  * `format` (a tuple format): a new reference, or NULL with an exception
  * (RuntimeError before dlarray registered its array class). */
 PyObject *dla_call_memory(PyObject *name, const char *format, ...);
 
-/* ---- module.c: the module state ----
+/* ---- state.c: the module state ----
  *
  * Every process-wide object the core holds, in one place: interned strings
  * and constants, and the types and functions dlarray's Python side
@@ -575,7 +579,8 @@ PyObject *dla_call_memory(PyObject *name, const char *format, ...);
  * block pool and the exchange-table cache are caches private to their
  * files; docs/design.md, "Threads", says what protects each.) */
 typedef struct {
-    /* -- interned strings and constants: the first exec (module.c) -- */
+    /* -- array_type (until register_array_type), interned strings and
+     * constants: the first exec (module.c) -- */
     PyObject *str_dlpack_copy;        /* "_dlpack_copy" */
     PyObject *str_dlpack_stream;      /* "_dlpack_check_stream" */
     PyObject *str_host_access;        /* "_prepare_host_access" (buffer.c) */
@@ -645,14 +650,14 @@ typedef struct {
                                          type is immutable (so it cannot change):
                                          called directly, it spares the consumer a
                                          method look-up per import; or NULL */
-    /* -- registered by dlarray/__init__.py: register_scalar_kernels -- */
+    /* -- the last two fields of DLArray._host_engine, read by
+     * register_array_type (engine_call.c's dla_register_scalar_kernels) -- */
     PyTypeObject *engine_scalar_kernel_type; /* kernels that take Python scalars by
                                                 the standard's rules (numpy.ufunc) */
     PyObject *engine_scalar_joins;    /* {scalar type: frozenset of DTypes it
                                          joins unchanged} */
 } DLAModuleState;
 extern DLAModuleState dla_state;
-/* Releases every reference dla_state holds (module.c's m_free). */
 
 /* Whether `type` is the host engine's array type (numpy.ndarray), whose
  * memory is always on the host and whose __dlpack_device__ need not be

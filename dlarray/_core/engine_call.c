@@ -63,8 +63,9 @@ dla_register_engine(PyObject *module, PyObject *args)
 /* Kernels run inside a context of their own, one per thread, in which the
  * engine's error state is "quiet".  Entering and leaving a context costs a
  * pointer swap; setting and resetting the variable in the caller's context
- * would allocate a new context mapping each time (~300 ns, more than a
- * small kernel).  The price: inside a kernel, other context variables hold
+ * would allocate a new context mapping each time, which costs more than a
+ * small kernel (docs/benchmarks.md, "The figures behind decisions in the
+ * code").  The price: inside a kernel, other context variables hold
  * the values they had when the thread first called a kernel.  Kernels are
  * pure compute; NumPy reads one more, its memory handler, so a handler
  * installed after that first call does not allocate kernels' results on

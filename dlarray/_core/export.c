@@ -409,7 +409,8 @@ wants_versioned(PyObject *max_version)
         return 0;
     }
     /* The (1, 3) of nearly every consumer, without integer_pair's checks
-     * and calls (~15 instructions of an export's ~840). */
+     * and calls (docs/benchmarks.md, "The figures behind decisions in the
+     * code"). */
     if (PyTuple_CheckExact(max_version) && PyTuple_GET_SIZE(max_version) == 2) {
         long long major = small_natural(PyTuple_GET_ITEM(max_version, 0));
         long long minor = small_natural(PyTuple_GET_ITEM(max_version, 1));
@@ -470,7 +471,7 @@ check_stream(DLAArrayObject *self, PyObject *stream)
 
 /* ---- the two dunders ---- */
 
-PyObject *
+static PyObject *
 dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
                  PyObject *kwnames)
 {
@@ -604,10 +605,73 @@ dla_array_dlpack(PyObject *self_obj, PyObject *const *args, Py_ssize_t nargs,
     return capsule;
 }
 
-PyObject *
+static PyObject *
 dla_array_dlpack_device(PyObject *self_obj, PyObject *unused)
 {
     DLAArrayObject *self = (DLAArrayObject *)self_obj;
     return Py_BuildValue("(ii)", (int)self->device.device_type,
                          (int)self->device.device_id);
 }
+
+/* The array type's DLPack methods (module.c adds them to the type). */
+PyMethodDef dla_export_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))dla_array_dlpack,
+     METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n"
+     "--\n\n"
+     "Export the array as a DLPack capsule: the producer half of DLPack.\n"
+     "\n"
+     "``max_version=None`` gives a legacy ``\"dltensor\"`` capsule; ``(1, m)`` or\n"
+     "newer a versioned ``\"dltensor_versioned\"`` one, DLPack 1.3, with the\n"
+     "READ_ONLY, IS_COPIED and IS_SUBBYTE_TYPE_PADDED flags\n"
+     "(:data:`dlarray.abi.READ_ONLY` ...).  ``stream`` is the consumer's\n"
+     "stream (only None or -1 on CPU memory); ``dl_device`` and ``copy`` ask\n"
+     "for the data elsewhere or copied.  The capsule holds a reference to the\n"
+     "array until the consumer calls the deleter.  Consumers written in C can\n"
+     "skip the capsule: see ``DLArray.__dlpack_c_exchange_api__``.\n"
+     "\n"
+     "Raises\n"
+     "------\n"
+     "BufferError\n"
+     "    If the array cannot be exported as asked: a legacy capsule\n"
+     "    (``max_version=None``) of a read-only or padded sub-byte array, which\n"
+     "    it cannot describe; a ``dl_device`` other than the array's under\n"
+     "    ``copy=False``; a ``dl_device`` dlarray has no memory for.\n"
+     "    :class:`dlarray.CUDAUnavailableError` (also a ``ValueError``) when\n"
+     "    ``dl_device`` is CUDA memory this process cannot reach.\n"
+     "TypeError\n"
+     "    If an argument is positional, unknown, or of the wrong type\n"
+     "    (``stream`` not None or an int, ``max_version`` not a pair of ints,\n"
+     "    ``dl_device`` not a ``(device_type, device_id)`` pair, ``copy`` not\n"
+     "    None or a bool).\n"
+     "ValueError\n"
+     "    If ``stream`` is not valid for the array's device (CPU memory has no\n"
+     "    streams: only None or -1).\n"
+     "\n"
+     "Examples\n"
+     "--------\n"
+     ">>> import dlarray\n"
+     ">>> x = dlarray.zeros(3)\n"
+     ">>> x.__dlpack__(max_version=(1, 3))  # doctest: +ELLIPSIS\n"
+     "<capsule object \"dltensor_versioned\" at 0x...>\n"
+     ">>> x.__dlpack__()  # doctest: +ELLIPSIS\n"
+     "<capsule object \"dltensor\" at 0x...>\n"
+     ">>> x.__dlpack__(stream=1)\n"
+     "Traceback (most recent call last):\n"
+     "  ...\n"
+     "ValueError: __dlpack__(stream=1) on a CPU array: CPU memory has no streams, ...\n"},
+    {"__dlpack_device__", dla_array_dlpack_device, METH_NOARGS,
+     "__dlpack_device__($self, /)\n--\n\n"
+     "Return (device_type, device_id) of the array's memory, as DLPack\n"
+     "numbers it (1 is kDLCPU).\n\n"
+     "Raises\n"
+     "------\n"
+     "TypeError\n"
+     "    If called with any argument (it takes none).\n"
+     "\n"
+     "Examples\n--------\n"
+     ">>> import dlarray\n"
+     ">>> dlarray.zeros(3).__dlpack_device__()\n"
+     "(1, 0)\n"},
+    {NULL},
+};

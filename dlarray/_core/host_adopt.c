@@ -3,8 +3,9 @@
  *
  * Every namespace call on host memory ends with a NumPy array that must
  * become a DLArray.  Through DLPack that is a __dlpack__ call, a capsule, a
- * managed tensor malloc'd by NumPy and freed by its deleter: ~150 ns, as
- * much as a small kernel.  These arrays come from dlarray's own engine and
+ * managed tensor malloc'd by NumPy and freed by its deleter: as much as a
+ * small kernel (docs/benchmarks.md, "The figures behind decisions in the
+ * code").  These arrays come from dlarray's own engine and
  * go nowhere else, so the C core reads them the way NumPy's own C code
  * does -- the data pointer, shape, strides and dtype number in NumPy's
  * public array struct -- and the NumPy array itself becomes the DLArray's

@@ -18,9 +18,10 @@
 /* Blocks of 4 MiB or more ask the kernel for transparent huge pages, as
  * NumPy does for its own arrays of that size.  Where Linux grants them only
  * on request (transparent_hugepage "madvise", many distributions' default),
- * the first touch of a fresh 256 MiB block took 4x NumPy's time without it
- * (147 ms against 35 ms, a page fault per 4 KiB), and every copy into a new
- * array -- to_device("cpu") of a GPU array, asarray(copy=True) -- paid that.
+ * the first touch of a fresh large block took several times NumPy's time
+ * without it, a page fault per 4 KiB (docs/benchmarks.md, "The figures
+ * behind decisions in the code"), and every copy into a new array --
+ * to_device("cpu") of a GPU array, asarray(copy=True) -- paid that.
  * Advice only: where huge pages are off, nothing changes. */
 #define DLA_HUGE_PAGE_MIN ((size_t)1 << 22)
 

@@ -1,10 +1,9 @@
 /*
- * module.c -- dlarray._core: the module, its functions and constants, and
- * the module state (dla_state) every file reads.
+ * module.c -- dlarray._core: the module, its functions and constants.  It
+ * sits above every other file: it readies the types, assembles the array
+ * type from the files that implement its protocols, and fills dla_state.
  */
 #include "core.h"
-
-DLAModuleState dla_state = {.array_type = &DLAArrayBase_Type};
 
 /* new_array(owner, data, byte_offset, shape, strides, dtype, device, flags)
  * -- wrap memory the caller has already allocated and checked. */
@@ -99,30 +98,6 @@ check_shape(PyObject *module, PyObject *args)
         return NULL;
     }
     Py_RETURN_NONE;
-}
-
-/* memory.<name>(*args), args built by Py_BuildValue from `format` (a
- * tuple format); NULL with RuntimeError before dlarray has registered. */
-PyObject *
-dla_call_memory(PyObject *name, const char *format, ...)
-{
-    if (dla_state.memory == NULL) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "dlarray's memory families are not loaded: import dlarray first");
-        return NULL;
-    }
-    va_list va;
-    va_start(va, format);
-    PyObject *args = Py_VaBuildValue(format, va);
-    va_end(va);
-    if (args == NULL) {
-        return NULL;
-    }
-    PyObject *method = PyObject_GetAttr(dla_state.memory, name);
-    PyObject *result = method ? PyObject_Call(method, args, NULL) : NULL;
-    Py_XDECREF(method);
-    Py_DECREF(args);
-    return result;
 }
 
 /* The attributes of the registered class that register_array_type reads:
@@ -404,6 +379,53 @@ add_int(PyObject *m, const char *name, long long value)
     return 0;
 }
 
+/* A NULL-terminated table joining `count` NULL-terminated tables of `size`-byte
+ * entries whose first field is a name (PyMethodDef, PyGetSetDef); it lives
+ * as long as the process, as the type does.  NULL with MemoryError. */
+static void *
+joined_table(const void *const *tables, size_t count, size_t size)
+{
+    size_t total = 0;
+    for (size_t t = 0; t < count; t++) {
+        for (const char *e = tables[t]; *(const char *const *)e != NULL; e += size) {
+            total++;
+        }
+    }
+    char *out = PyMem_RawCalloc(total + 1, size); /* the last entry all zero */
+    if (out == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    char *at = out;
+    for (size_t t = 0; t < count; t++) {
+        for (const char *e = tables[t]; *(const char *const *)e != NULL; e += size) {
+            memcpy(at, e, size);
+            at += size;
+        }
+    }
+    return out;
+}
+
+/* The array type gathered from the files of each job, all above array.c
+ * (which calls none of them): DLPack export (export.c), the buffer protocol
+ * (buffer.c), views and subscripts (subscript.c), operators (operators.c). */
+static int
+assemble_array_type(PyTypeObject *type)
+{
+    const void *methods[] = {dla_array_methods, dla_export_methods, dla_view_methods};
+    const void *getset[] = {dla_array_getset, dla_view_getset};
+    type->tp_methods = joined_table(methods, 3, sizeof(PyMethodDef));
+    type->tp_getset = joined_table(getset, 2, sizeof(PyGetSetDef));
+    if (type->tp_methods == NULL || type->tp_getset == NULL) {
+        return -1;
+    }
+    type->tp_as_mapping = &dla_array_as_mapping;
+    type->tp_as_buffer = &dla_array_as_buffer;
+    type->tp_as_number = &dla_array_as_number;
+    type->tp_richcompare = dla_array_richcompare;
+    return 0;
+}
+
 /* The process-wide state, made by the first exec (the import lock keeps
  * two execs of this module from running at once). */
 static bool process_state_ready;
@@ -414,7 +436,8 @@ make_process_state(void)
     if (process_state_ready) {
         return 0;
     }
-    if (PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
+    dla_state.array_type = &DLAArrayBase_Type; /* until register_array_type */
+    if (assemble_array_type(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
         PyType_Ready(&DLAImportedTensor_Type) < 0 || PyType_Ready(&DLAFastFunction_Type) < 0) {
         return -1;
     }

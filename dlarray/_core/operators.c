@@ -46,7 +46,8 @@ typedef enum {
     OP_COUNT
 } Operator;
 
-/* The namespace function each operator means, as register_operators names it. */
+/* The namespace function each operator means, by the names of the kernels'
+ * table (DLArray._operator_kernels, read by register_array_type). */
 static const char *const operator_names[OP_COUNT] = {
     "add",         "subtract",   "multiply",           "divide",
     "floor_divide", "remainder", "pow",                "bitwise_and",

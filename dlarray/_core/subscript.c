@@ -295,7 +295,7 @@ done:
         n_items = PyTuple_GET_SIZE(key);               \
     }
 
-PyObject *
+static PyObject *
 dla_array_subscript(PyObject *self_obj, PyObject *key)
 {
     DLAArrayObject *self = (DLAArrayObject *)self_obj;
@@ -334,7 +334,7 @@ dla_array_subscript(PyObject *self_obj, PyObject *key)
 /* ArrayBase._basic_view(key): x[key] for a key of basic items, integer-like
  * objects included; the Python indexing chapter calls it for the keys it
  * finds basic (with 0-d integer arrays made Python ints). */
-PyObject *
+static PyObject *
 dla_array_basic_view(PyObject *self_obj, PyObject *key)
 {
     KEY_ITEMS(key, items, n_items)
@@ -344,7 +344,7 @@ dla_array_basic_view(PyObject *self_obj, PyObject *key)
 /* ArrayBase._subview(shape, strides, offset): a view of the same memory
  * with this layout (in elements), starting `offset` elements from the
  * first; the views of dlarray._views and the manipulation chapter. */
-PyObject *
+static PyObject *
 dla_array_subview(PyObject *self_obj, PyObject *args)
 {
     PyObject *shape_obj, *strides_obj;
@@ -382,7 +382,7 @@ dla_array_subview(PyObject *self_obj, PyObject *args)
 
 /* x.T: the axes reversed (a packed sub-byte array with more than one axis
  * of extent above 1 is refused by dla_make_view's rule). */
-PyObject *
+static PyObject *
 dla_array_transpose(PyObject *self_obj, void *closure)
 {
     DLAArrayObject *self = (DLAArrayObject *)self_obj;
@@ -394,3 +394,24 @@ dla_array_transpose(PyObject *self_obj, void *closure)
     }
     return dla_make_view(self, self->ndim, shape, strides, 0);
 }
+
+/* The array type's views (module.c adds them to the type). */
+PyMethodDef dla_view_methods[] = {
+    {"_subview", (PyCFunction)dla_array_subview, METH_VARARGS,
+     "_subview(shape, strides, offset) -> a view of this memory with this layout "
+     "(in elements) from `offset` elements on, by the rule of views (subscript.c)."},
+    {"_basic_view", (PyCFunction)dla_array_basic_view, METH_O,
+     "_basic_view(key) -> x[key] for a key of integers, slices, ... and None."},
+    {NULL},
+};
+
+PyGetSetDef dla_view_getset[] = {
+    {"T", dla_array_transpose, NULL,
+     "The array with its axes reversed (a view sharing the memory)."
+     "\n\nExamples\n--------\n>>> import dlarray\n>>> x = dlarray.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])\n>>> x.T.shape\n(3, 2)\n>>> float(x.T[0, 1]) == float(x[1, 0])\nTrue\n>>> from dlarray import abi\n>>> abi.data_pointer(x.T) == abi.data_pointer(x)  # a view: the same memory\nTrue\n", NULL},
+    {NULL},
+};
+
+PyMappingMethods dla_array_as_mapping = {
+    .mp_subscript = dla_array_subscript,
+};

@@ -167,10 +167,11 @@ def numpy_dtype(dtype: DType) -> Any:
 # The Array API defines the results of 1/0, log(0), inf - inf and the like;
 # they are values, not errors.  NumPy reports them as RuntimeWarnings, which
 # would leak out of dlarray as noise about NumPy internals, so kernels run
-# with NumPy's error reporting off.  np.errstate costs ~1 us a call, several
-# times a small op; NumPy 2 keeps its error state in a context variable, and
-# the C core (engine_call.c) sets and resets that variable around the kernel
-# for a few tens of ns, then adopts the result.  Without that variable (a
+# with NumPy's error reporting off.  np.errstate costs several times a small
+# op (docs/benchmarks.md, "The figures behind decisions in the code"); NumPy
+# 2 keeps its error state in a context variable, and the C core
+# (engine_call.c) sets and resets that variable around the kernel, then
+# adopts the result.  Without that variable (a
 # NumPy layout we do not know) the Python fallback uses np.errstate.
 try:
     from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
@@ -273,7 +274,7 @@ FIXES: dict[str, Any] = {
     # ---- fixes: linalg, fft ----
     # Speed, not a departure: NumPy's linalg.diagonal is two Python wrappers
     # around the array's own diagonal method (a read-only view, as theirs),
-    # 0.5 us of the check of a small cholesky.
+    # a measurable part of the check of a small cholesky (docs/benchmarks.md).
     "linalg.diagonal": lambda x, /, *, offset=0: x.diagonal(offset, -2, -1),
 }
 
