@@ -44,6 +44,7 @@ from dlarray._creation import empty
 from dlarray._device import CPU, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar, dtype_named
 from dlarray._engine import numpy_engine
+from dlarray._engine.namespaces import hook
 from dlarray._engine.routing import FAST_PATH_ENGINE, call, engine_view, namespace_of, wrap, write
 from dlarray._numpy_dispatch import array_function, array_ufunc, mixing_error
 from dlarray._rules import (
@@ -186,7 +187,7 @@ def _in_place_kernel(a: Any, name: str) -> Any:
     except KeyError:
         pass
     xp = namespace_of(a)
-    make = getattr(xp, "_dlarray_in_place", _computed_then_written)
+    make = hook(xp, "_dlarray_in_place") or _computed_then_written
     kernel = _IN_PLACE[key] = make(getattr(xp, name))
     return kernel
 

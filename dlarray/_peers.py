@@ -336,11 +336,11 @@ def _write_first(array: Any) -> None:
     array[(0,) * array.ndim] = 7
 
 
-def _dlarray_make(module: ModuleType, host: np.ndarray, device: dlarray.Device) -> Any:
+def _make_dlarray(module: ModuleType, host: np.ndarray, device: dlarray.Device) -> Any:
     return dlarray.asarray(host, device=device, copy=True)
 
 
-def _dlarray_read_only(x: Any) -> Any:
+def _mark_dlarray_read_only(x: Any) -> Any:
     view = np.from_dlpack(x)  # the same memory
     view.flags.writeable = False
     return dlarray.from_dlpack(view)
@@ -637,14 +637,14 @@ PEERS: tuple[Peer, ...] = (
 SELF = Peer(
     "dlarray",
     pip="dlarray",
-    make={"cpu": _dlarray_make},
+    make={"cpu": _make_dlarray},
     consumes=("cpu",),
     from_dlpack=lambda module: module.from_dlpack,
     consumer_name="dlarray.from_dlpack",
     pointer=abi.data_pointer,
     to_numpy=_through_dlarray,
     dtypes=(*STANDARD_DTYPES, "bfloat16", *FP8_DTYPES, *SUBBYTE_DTYPES),
-    mark_read_only=_dlarray_read_only,
+    mark_read_only=_mark_dlarray_read_only,
     write_first=_write_first,
 )
 

@@ -52,6 +52,7 @@ from dlarray._core import ArrayBase
 from dlarray._creation import asarray
 from dlarray._dtypes import DTYPES_BY_NAME, DType, as_python_scalar
 from dlarray._engine import numpy_engine
+from dlarray._engine.namespaces import hook
 from dlarray._engine.routing import engine_dtype, engine_view, namespace_of, wrap, write
 from dlarray._rules import (
     CATEGORIES,
@@ -378,7 +379,7 @@ def _hooks(a: Any) -> _Hooks:
     except KeyError:
         xp = namespace_of(a)
         names = ("_dlarray_getitem", "_dlarray_setitem")
-        found = _HOOKS[type(a)] = _Hooks(*(getattr(xp, name, None) for name in names))
+        found = _HOOKS[type(a)] = _Hooks(*(hook(xp, name) for name in names))
         return found
 
 

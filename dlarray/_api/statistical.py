@@ -56,7 +56,7 @@ from dlarray._api._operands import unary
 from dlarray._core import ArrayBase
 from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtype_argument
-from dlarray._engine.namespaces import engine_namespace
+from dlarray._engine.namespaces import engine_namespace, hook
 from dlarray._engine.routing import (
     FAST_PATH_ARRAY_TYPE,
     call,
@@ -129,12 +129,12 @@ _EXTRAS: dict[tuple[Any, str], Any] = {}
 
 
 def _extra(xp: Any, name: str) -> Any:
-    """Engine namespace ``xp``'s attribute ``name`` (an ``_dlarray_*``
-    extension of the host engine), or None."""
+    """Engine namespace ``xp``'s hook ``name`` (``EngineHooks``), or None,
+    remembered per namespace."""
     try:
         return _EXTRAS[xp, name]
     except KeyError:
-        value = _EXTRAS[xp, name] = getattr(xp, name, None)
+        value = _EXTRAS[xp, name] = hook(xp, name)
         return value
 
 

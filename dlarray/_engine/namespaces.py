@@ -28,12 +28,58 @@ own: every chapter gets the fix, and no chapter knows about it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from dlarray._dtypes import DType
 
 # The standard's extensions: sub-namespaces of a namespace.
 _EXTENSIONS = frozenset({"linalg", "fft"})
+
+
+class EngineHooks(Protocol):
+    """What an engine's namespace may offer dlarray beyond the standard.
+
+    Each hook is optional: an engine without it gets the standard's way.
+    An engine module provides a hook as an entry of its ``FIXES`` (the
+    NumPy engine has all but ``_dlarray_write``, the CuPy engine that one);
+    the chapters ask for one with :func:`hook`, by a name declared here.
+    """
+
+    #: The engine dtype for one of dlarray's extended floats (bfloat16,
+    #: fp8...), or None where the engine has none.
+    _dlarray_extended_dtype: Callable[[DType], Any]
+    #: True where sum, prod and the cumulative ones accumulate float32 and
+    #: complex64 within dlarray's documented bounds in the dtype itself, so
+    #: the chapters need not accumulate in double precision
+    #: (dlarray._api.statistical).
+    _dlarray_accurate_accumulation: bool
+    #: var's sum of squared deviations in one pass, or None where the
+    #: engine has no faster way than the standard's.
+    _dlarray_sum_of_squares: Callable[..., Any]
+    #: x[key] and x[key] = value with dlarray's indexing (integer arrays and
+    #: masks anywhere in the key, IndexError out of range), where the
+    #: engine's own indexing is dlarray's (dlarray._api.indexing_object).
+    _dlarray_getitem: Callable[[Any, Any], Any]
+    _dlarray_setitem: Callable[[Any, Any, Any], None]
+    #: function -> kernel(x1, x2, out) computing into ``out`` for the
+    #: in-place operators (dlarray._array); without it they compute, then
+    #: write.
+    _dlarray_in_place: Callable[[Callable[..., Any]], Callable[[Any, Any, Any], Any]]
+    #: target[key] = value as the engine runs a kernel (CuPy: on the array's
+    #: GPU), for the writes of dlarray._engine.routing.
+    _dlarray_write: Callable[[Any, Any, Any], None]
+
+
+#: The names of the hooks (EngineHooks' attributes).
+HOOKS = frozenset(EngineHooks.__annotations__)
+
+
+def hook(xp: Any, name: str) -> Any:
+    """Engine namespace ``xp``'s hook ``name`` (declared in
+    :class:`EngineHooks`), or None where the engine has none."""
+    if name not in HOOKS:
+        raise AttributeError(f"{name!r} is not an engine hook: declare it in EngineHooks")
+    return getattr(xp, name, None)
 
 
 class Namespace:
@@ -46,6 +92,10 @@ class Namespace:
     """
 
     def __init__(self, name: str, base: Any, fixes: Mapping[str, Any] = {}) -> None:
+        undeclared = sorted(k for k in fixes if k.startswith("_dlarray_") and k not in HOOKS)
+        if undeclared:
+            raise TypeError(f"{name}: {undeclared} are no engine hooks; declare them in "
+                            f"dlarray._engine.namespaces.EngineHooks")  # fmt: skip
         self.__name__ = name
         self._base = base
         nested: dict[str, dict[str, Any]] = {}
@@ -122,7 +172,7 @@ def engine_dtype(xp: Any, dtype: DType) -> Any:
         return _DTYPES[key]
     except KeyError:
         pass
-    extended = getattr(xp, "_dlarray_extended_dtype", None)
+    extended = hook(xp, "_dlarray_extended_dtype")
     found = getattr(xp, dtype.name, None)
     if found is None and extended is not None:
         found = extended(dtype)

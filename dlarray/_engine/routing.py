@@ -33,7 +33,7 @@ from dlarray._engine import (
     strict_engine,
     sycl_engine,
 )
-from dlarray._engine.namespaces import engine_dtype, namespace_of
+from dlarray._engine.namespaces import engine_dtype, hook, namespace_of
 from dlarray._storage.family import FAMILIES, MemoryFamily
 
 __all__ = ["HOST_ENGINE", "call", "engine_dtype", "engine_view", "namespace_of", "wrap", "write"]
@@ -187,7 +187,7 @@ def write(target: Any, key: Any, value: Any) -> None:
     try:
         writer = _WRITERS[type(target)]
     except KeyError:
-        writer = _WRITERS[type(target)] = getattr(namespace_of(target), "_dlarray_write", None)
+        writer = _WRITERS[type(target)] = hook(namespace_of(target), "_dlarray_write")
     if writer is None:
         target[key] = value
     else:
