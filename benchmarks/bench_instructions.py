@@ -174,6 +174,10 @@ def build_rows() -> tuple[list[Row], list[str]]:
         ("x[mask]", "x[m]", "a[mask]"),
     ):
         rows.append(Row(f"{name} [4x4]", ours, "numpy", theirs, small))
+    # Two dtypes the standard promotes: the fast path's promotion table.
+    mixed = {"i": a.astype(numpy.int32), "j": b.astype(numpy.int64)}
+    mixed.update(small, u=dl.asarray(mixed["i"]), v=dl.asarray(mixed["j"]))
+    rows.append(Row("x + y int32 + int64 [4x4]", "u + v", "numpy", "i + j", mixed))
 
     # float32 reductions over 1M elements: each call is ~10^5-10^7
     # instructions, so fewer calls make a window.

@@ -397,6 +397,9 @@ def _host_ndarray(x: ArrayBase) -> Any:
 
 
 _HOST = CPU.dlpack
+#: Each namespace function without its C fast path (a ``_core.fast_function``'s
+#: ``__wrapped__``), for the operands operators.c's fast path already missed.
+_GENERAL = {name: getattr(f, "__wrapped__", f) for name, f in NAMESPACE.items()}
 
 
 # ---- copying and pickling ----
@@ -814,9 +817,11 @@ class DLArray(_core.ArrayBase):
             other = _operand(other, name != "matmul", SYMBOLS[name])
             if other is NotImplemented:
                 return NotImplemented
+            function = NAMESPACE[name]  # new operands: the fast path may take them
         elif name == "matmul" and type(other) is not DLArray:
             return NotImplemented  # @ takes no Python scalars
-        function = NAMESPACE[name]
+        else:
+            function = _GENERAL[name]  # operators.c's fast path missed these operands
         return function(other, self) if reflected else function(self, other)
 
     if TYPE_CHECKING:  # the C slots' types, for type checkers

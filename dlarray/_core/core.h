@@ -434,7 +434,14 @@ PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t na
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
 PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-PyObject *dla_register_scalar_kernels(PyObject *module, PyObject *args);
+/* HostEngine.promotions ({(DType, DType): DType}) as rows: table[a][b] is
+ * the promoted dtype's row + 1 (0: none); -1 with TypeError or ValueError. */
+int dla_read_promotions(PyObject *promotions, uint8_t table[64][64]);
+/* The kernels' type that takes Python scalars, {scalar type: the dtypes it
+ * joins unchanged}, and the promotions' rows (checked by valid_engine and
+ * dla_read_promotions: this cannot fail). */
+void dla_register_scalar_kernels(PyObject *type, PyObject *joins,
+                                 const uint8_t promotions[64][64]);
 /* kernel(engine views of xs) as a DLArray when the n (1 or 2) arguments
  * need no rule applied; None (a new reference) when they do; NULL with an
  * exception when the kernel raised.  The allowed dtypes: `allowed_rows`, a

@@ -235,32 +235,106 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
  * whose engine view is an array of the host engine's type, all of one
  * dtype in the set `allowed` and on one device -- or, for two arguments
  * with `scalars`, one such array and a Python scalar that joins its dtype
- * (see register_scalar_kernels).  Otherwise it returns None and the caller
- * takes its general path (promotion, other scalars, errors, making views).
- * The rules stay in Python; this only recognises the case where they have
- * nothing to do.  engine_unary/engine_binary are its Python entries, the
+ * -- or two such arrays of two allowed dtypes whose promotion the host
+ * engine's kernels make as the standard does, to an allowed dtype (see
+ * register_scalar_kernels).  Otherwise it returns None and the caller takes
+ * its general path (other promotions, other scalars, errors, making views).
+ * The rules stay in Python, which hands their data over once; this only
+ * recognises the cases where they have nothing to do.  engine_unary/engine_binary are its Python entries, the
  * operators (operators.c) its C ones. */
 
-PyObject *
-dla_register_scalar_kernels(PyObject *module, PyObject *args)
+/* The promoted dtype's row + 1 for two dtype rows (0: no promotion the fast
+ * path makes), from HostEngine.promotions; written once, at import. */
+static uint8_t promoted_row[64][64];
+
+/* The dtype table's row of a DType object, or -1 with an exception.  Each
+ * DType names its DLPack triple (`dlpack`), whose row the dtype table finds:
+ * no registered objects needed, so the namespace's fast functions can be
+ * made while dlarray is still importing.  The rows index 64-bit masks. */
+static int
+row_of_dtype(PyObject *dtype)
 {
-    PyObject *type, *joins;
-    if (!PyArg_ParseTuple(args, "O!O!:register_scalar_kernels", &PyType_Type, &type,
-                          &PyDict_Type, &joins)) {
-        return NULL;
+    PyObject *triple = PyObject_GetAttrString(dtype, "dlpack");
+    int code, bits, lanes;
+    if (triple == NULL || !PyTuple_Check(triple) ||
+        !PyArg_ParseTuple(triple, "iii", &code, &bits, &lanes)) {
+        Py_XDECREF(triple);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%R is no dlarray dtype (no DLPack triple `dlpack`)",
+                     dtype);
+        return -1;
     }
+    Py_DECREF(triple);
+    DLDataType dl = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+    const DLADTypeEntry *entry = dla_dtype_find(dl);
+    if (entry == NULL) {
+        return -1;
+    }
+    if (entry - dla_dtype_table >= 64) {
+        PyErr_SetString(PyExc_SystemError, "the dtype table outgrew a 64-bit mask");
+        return -1;
+    }
+    return (int)(entry - dla_dtype_table);
+}
+
+int
+dla_read_promotions(PyObject *promotions, uint8_t table[64][64])
+{
+    if (!PyDict_Check(promotions)) {
+        PyErr_SetString(PyExc_TypeError, "promotions must be a dict");
+        return -1;
+    }
+    memset(table, 0, 64 * 64);
+    Py_ssize_t at = 0;
+    PyObject *pair, *promoted;
+    while (PyDict_Next(promotions, &at, &pair, &promoted)) {
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_TypeError, "promotions: the key %R is no pair of dtypes", pair);
+            return -1;
+        }
+        int a = row_of_dtype(PyTuple_GET_ITEM(pair, 0));
+        int b = a < 0 ? -1 : row_of_dtype(PyTuple_GET_ITEM(pair, 1));
+        int p = b < 0 ? -1 : row_of_dtype(promoted);
+        if (p < 0) {
+            return -1;
+        }
+        table[a][b] = (uint8_t)(p + 1);
+    }
+    return 0;
+}
+
+void
+dla_register_scalar_kernels(PyObject *type, PyObject *joins, const uint8_t promotions[64][64])
+{
+    memcpy(promoted_row, promotions, sizeof promoted_row);
     Py_XSETREF(dla_state.engine_scalar_kernel_type, (PyTypeObject *)Py_NewRef(type));
     Py_XSETREF(dla_state.engine_scalar_joins, Py_NewRef(joins));
-    Py_RETURN_NONE;
+}
+
+static bool
+same_device(const DLAArrayObject *a, const DLAArrayObject *b)
+{
+    return a->device.device_type == b->device.device_type &&
+           a->device.device_id == b->device.device_id;
 }
 
 static bool
 same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
 {
     return a->dtype.code == b->dtype.code && a->dtype.bits == b->dtype.bits &&
-           a->dtype.lanes == b->dtype.lanes &&
-           a->device.device_type == b->device.device_type &&
-           a->device.device_id == b->device.device_id;
+           a->dtype.lanes == b->dtype.lanes && same_device(a, b);
+}
+
+/* The row of a's and b's promoted dtype where the fast path makes that
+ * promotion (both on one device), else -1. */
+static int
+fast_promotion(const DLAArrayObject *a, const DLAArrayObject *b)
+{
+    int ra = dla_dtype_row(a->dtype), rb = dla_dtype_row(b->dtype);
+    if (ra < 0 || rb < 0 || ra >= 64 || rb >= 64 || !same_device(a, b)) {
+        return -1;
+    }
+    return (int)promoted_row[ra][rb] - 1;
 }
 
 /* 1 when `kernel` may take the Python scalar `value` next to an array of
@@ -313,9 +387,6 @@ host_engine_view(DLAArrayObject *a)
 uint64_t
 dla_allowed_rows(PyObject *allowed)
 {
-    /* Each DType names its DLPack triple (`dlpack`), whose row the dtype
-     * table finds: no registered objects needed, so the namespace's fast
-     * functions can be made while dlarray is still importing. */
     PyObject *iterator = PyObject_GetIter(allowed);
     if (iterator == NULL) {
         return 0;
@@ -323,25 +394,13 @@ dla_allowed_rows(PyObject *allowed)
     uint64_t rows = 0;
     PyObject *item;
     while ((item = PyIter_Next(iterator)) != NULL) {
-        PyObject *triple = PyObject_GetAttrString(item, "dlpack");
+        int row = row_of_dtype(item);
         Py_DECREF(item);
-        int code, bits, lanes;
-        if (triple == NULL || !PyArg_ParseTuple(triple, "iii", &code, &bits, &lanes)) {
-            Py_XDECREF(triple);
+        if (row < 0) {
             Py_DECREF(iterator);
             return 0;
         }
-        Py_DECREF(triple);
-        DLDataType dtype = {(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
-        const DLADTypeEntry *entry = dla_dtype_find(dtype);
-        if (entry == NULL || entry - dla_dtype_table >= 64) { /* a mask of 64 rows */
-            if (entry != NULL) {
-                PyErr_SetString(PyExc_SystemError, "the dtype table outgrew a 64-bit mask");
-            }
-            Py_DECREF(iterator);
-            return 0;
-        }
-        rows |= (uint64_t)1 << (entry - dla_dtype_table);
+        rows |= (uint64_t)1 << row;
     }
     Py_DECREF(iterator);
     if (PyErr_Occurred()) {
@@ -353,12 +412,26 @@ dla_allowed_rows(PyObject *allowed)
     return rows;
 }
 
+/* Whether a result of two promoted operands is of the promoted dtype (the
+ * loop the kernel ran is that dtype's, fed exact casts), or bool (a
+ * comparison's loop of that dtype). */
+static bool
+promoted_result(PyObject *array, int promoted)
+{
+    if (Py_TYPE(array) != dla_state.array_type) {
+        return false;
+    }
+    DLDataType d = ((DLAArrayObject *)array)->dtype;
+    return dla_dtype_row(d) == promoted || (d.code == kDLBool && d.bits == 8 && d.lanes == 1);
+}
+
 PyObject *
 dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
                 PyObject *const *xs, Py_ssize_t n, bool scalars)
 {
     DLAArrayObject *first = NULL;
     Py_ssize_t scalar_at = -1;
+    int promoted = -1, other_row = -1; /* two arrays of two dtypes: the result's row */
     if (dla_state.engine_array_type == NULL || n > 2) {
         Py_RETURN_NONE;
     }
@@ -366,7 +439,10 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
         if (Py_TYPE(xs[i]) == dla_state.array_type) {
             DLAArrayObject *a = (DLAArrayObject *)xs[i];
             if (first != NULL && !same_kind(first, a)) {
-                Py_RETURN_NONE;
+                if ((promoted = fast_promotion(first, a)) < 0) {
+                    Py_RETURN_NONE;
+                }
+                other_row = dla_dtype_row(a->dtype);
             }
             first = first == NULL ? a : first;
         }
@@ -390,6 +466,14 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
     ok = allowed_rows != 0 ? (int)((allowed_rows >> row) & 1) : PySet_Contains(allowed, dtype);
     if (ok > 0 && scalar_at >= 0) {
         ok = takes_scalar(kernel, xs[scalar_at], dtype);
+    }
+    if (ok > 0 && promoted >= 0) {
+        /* Both dtypes and the result allowed (the general path checks the
+         * operands, and the promoted dtype of two allowed ones is allowed),
+         * and a kernel that promotes as register_scalar_kernels says. */
+        ok = allowed_rows != 0 && ((allowed_rows >> other_row) & 1) &&
+             ((allowed_rows >> promoted) & 1) && dla_state.engine_scalar_kernel_type != NULL &&
+             PyObject_TypeCheck(kernel, dla_state.engine_scalar_kernel_type);
     }
     if (ok <= 0) {
         if (ok < 0) {
@@ -424,6 +508,13 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
     }
     PyObject *array = dla_engine_adopt(NULL, result);
     Py_DECREF(result);
+    if (promoted >= 0 && array != NULL && !promoted_result(array, promoted)) {
+        /* A kernel whose loop for these dtypes is not the promoted dtype's
+         * (integer divide gives float64): its result is dropped unseen and
+         * the general path computes the call by the standard's rules. */
+        Py_DECREF(array);
+        Py_RETURN_NONE;
+    }
     return array;
 }
 

@@ -121,7 +121,7 @@ class_attribute(PyObject *cls, const char *name)
 static bool
 valid_engine(PyObject *engine)
 {
-    if (!PyTuple_Check(engine) || PyTuple_GET_SIZE(engine) != 7) {
+    if (!PyTuple_Check(engine) || PyTuple_GET_SIZE(engine) != 8) {
         return false;
     }
     PyObject *var = PyTuple_GET_ITEM(engine, 1);
@@ -130,7 +130,8 @@ valid_engine(PyObject *engine)
            (var == Py_None || PyContextVar_CheckExact(var)) &&
            PyCallable_Check(PyTuple_GET_ITEM(engine, 3)) &&
            (view == Py_None || PyCallable_Check(view)) &&
-           PyType_Check(PyTuple_GET_ITEM(engine, 5)) && PyDict_Check(PyTuple_GET_ITEM(engine, 6));
+           PyType_Check(PyTuple_GET_ITEM(engine, 5)) && PyDict_Check(PyTuple_GET_ITEM(engine, 6)) &&
+           PyDict_Check(PyTuple_GET_ITEM(engine, 7));
 }
 
 /* register_array_type(cls): the one call by which dlarray's Python side
@@ -143,9 +144,10 @@ valid_engine(PyObject *engine)
  *   _memory: the memory families as one object (see dla_state.memory);
  *   _operator_kernels: {operator's function name: (kernel, allowed DTypes)},
  *       the operators' fast paths (operators.c);
- *   _host_engine: None, or (array type, error-state ContextVar or None,
- *       its quiet value, wrap, engine_view, scalar kernel type, scalar
- *       joins): the host engine the fast paths call (engine_call.c).
+ *   _host_engine: None, or a routing.HostEngine, read by position: (array
+ *       type, error-state ContextVar or None, its quiet value, wrap,
+ *       engine_view, scalar kernel type, scalar joins, promotions): the
+ *       host engine the fast paths call (engine_call.c).
  * Everything is checked before anything is kept.  The methods the core
  * calls on arrays (_operator, _getitem_general, _dlpack_copy, _dlpack_check_stream, _prepare_host_access) are looked up
  * on each array as any method is. */
@@ -177,9 +179,15 @@ register_array_type(PyObject *module, PyObject *cls)
     }
     if (engine != Py_None && !valid_engine(engine)) {
         PyErr_SetString(PyExc_TypeError,
-                        "register_array_type: _host_engine must be None or (array type, "
-                        "ContextVar or None, quiet value, wrap, engine_view, scalar kernel "
-                        "type, dict of scalar joins)");
+                        "register_array_type: _host_engine must be None or a "
+                        "routing.HostEngine: (array type, ContextVar or None, quiet value, "
+                        "wrap, engine_view, scalar kernel type, dict of scalar joins, dict "
+                        "of promotions)");
+        goto done;
+    }
+    /* The promotions' rows, read (and checked) before anything is kept. */
+    uint8_t promotions[64][64];
+    if (engine != Py_None && dla_read_promotions(PyTuple_GET_ITEM(engine, 7), promotions) < 0) {
         goto done;
     }
     /* The operators first: they check every row of their table. */
@@ -190,18 +198,14 @@ register_array_type(PyObject *module, PyObject *cls)
     Py_DECREF(ok);
     if (engine != Py_None) {
         PyObject *first = PyTuple_GetSlice(engine, 0, 5);
-        PyObject *rest = PyTuple_GetSlice(engine, 5, 7);
-        ok = first && rest ? dla_register_engine(module, first) : NULL;
-        if (ok != NULL) {
-            Py_DECREF(ok);
-            ok = dla_register_scalar_kernels(module, rest);
-        }
+        ok = first ? dla_register_engine(module, first) : NULL;
         Py_XDECREF(first);
-        Py_XDECREF(rest);
         if (ok == NULL) {
             goto done;
         }
         Py_DECREF(ok);
+        dla_register_scalar_kernels(PyTuple_GET_ITEM(engine, 5), PyTuple_GET_ITEM(engine, 6),
+                                    promotions);
     }
     Py_XSETREF(dla_state.dtype_objects, Py_NewRef(dtypes));
     Py_XSETREF(dla_state.cpu_device, Py_NewRef(cpu));

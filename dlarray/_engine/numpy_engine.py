@@ -25,7 +25,7 @@ from dlarray._dtypes import DTYPES_BY_NAME, DType
 from dlarray._engine import numpy_reductions, special_values
 from dlarray._engine.namespaces import Namespace
 from dlarray._install import pip_install
-from dlarray._rules import CATEGORIES, SCALAR_JOINS
+from dlarray._rules import CATEGORIES, SCALAR_JOINS, STANDARD_DTYPES, promotion
 from dlarray._views import retag
 
 # The device types of the memory NumPy computes on directly (the memory-kind
@@ -189,20 +189,39 @@ except (ImportError, AttributeError):  # pragma: no cover - other NumPy layouts
 #: layout without them.
 ERROR_STATE = None if _extobj_contextvar is None else (_extobj_contextvar, _QUIET)
 
-#: For the C core's fast path (register_scalar_kernels): NumPy's ufuncs take
-#: a Python scalar next to an array of the dtypes listed for its type and
+
+def _promotions() -> dict[tuple[DType, DType], DType]:
+    """The pairs of two different dtypes whose promotion NumPy's ufuncs make
+    as the standard does: every pair the standard promotes (the same kind,
+    widened: int8 and int32, float32 and complex128 ...) where
+    ``np.result_type`` is the standard's dtype (all of them, on NumPy 2)."""
+    found = {}
+    for a in STANDARD_DTYPES:
+        for b in STANDARD_DTYPES:
+            promoted = promotion(a, b) if a is not b else None
+            if promoted is None:
+                continue
+            if np.result_type(numpy_dtype(a), numpy_dtype(b)) == numpy_dtype(promoted):
+                found[a, b] = promoted
+    return found
+
+
+#: For the C core's fast path (routing.HostEngine): NumPy's ufuncs take a
+#: Python scalar next to an array of the dtypes listed for its type and
 #: compute in the array's dtype (NEP 50's "weak" scalars), which is the
 #: standard's rule.  An int next to an integer array is left out: it may not
 #: fit the dtype, which the general path refuses with dlarray's own error.
-SCALAR_KERNELS = (
-    np.ufunc,
-    {
-        bool: SCALAR_JOINS[bool],
-        int: SCALAR_JOINS[int] - CATEGORIES["integer"],
-        float: SCALAR_JOINS[float],
-        complex: SCALAR_JOINS[complex],
-    },
-)
+SCALAR_KERNEL_TYPE = np.ufunc
+SCALARS_JOINING: dict[type, frozenset[DType]] = {
+    bool: SCALAR_JOINS[bool],
+    int: SCALAR_JOINS[int] - CATEGORIES["integer"],
+    float: SCALAR_JOINS[float],
+    complex: SCALAR_JOINS[complex],
+}
+#: And two arrays of two dtypes that _promotions lists: a ufunc casts them
+#: to the promoted dtype in its loop, exactly (each such cast widens), and
+#: computes as on two arrays of that dtype.
+PROMOTIONS = _promotions()
 
 
 def _in_place(function: Any) -> Any:

@@ -18,13 +18,15 @@ standard namespace the chapters compute through
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import dlarray._core as _core
 from dlarray._core import ArrayBase
 from dlarray._device import KINDS
+from dlarray._dtypes import DType
 from dlarray._engine import (
     cupy_engine,
     host_view_engine,
@@ -194,15 +196,40 @@ def write(target: Any, key: Any, value: Any) -> None:
         writer(target, key, value)
 
 
-#: The host engine as the C core's fast paths call it (``DLArray._host_engine``,
-#: read once by ``_core.register_array_type``): its array type, NumPy's error
-#: state variable and quiet value, :func:`wrap`, :func:`engine_view`, and the
-#: kernels that take Python scalars with the dtypes each scalar joins.  None
-#: where NumPy's error state cannot be reached from C: then every call takes
-#: the Python path.
-FAST_PATH_ENGINE: tuple[Any, ...] | None = (
+class HostEngine(NamedTuple):
+    """The host engine as the C core's fast paths call it
+    (``DLArray._host_engine``, read once, field by field in this order, by
+    ``_core.register_array_type``)."""
+
+    #: The engine's array type: the fast paths take arrays viewed as it.
+    array_type: type
+    #: NumPy's error-state context variable, and its value with every error quiet.
+    error_state: Any
+    quiet: Any
+    #: :func:`wrap` and :func:`engine_view`.
+    wrap: Callable[[Any], ArrayBase]
+    engine_view: Callable[[ArrayBase], Any]
+    #: The kernels' type (numpy.ufunc) that take Python scalars ...
+    scalar_kernel_type: type
+    #: ... {scalar type: the dtypes it joins unchanged} ...
+    scalar_joins: dict[type, frozenset[DType]]
+    #: ... and two arrays of two dtypes: {(dtype, dtype): their promoted dtype}.
+    promotions: dict[tuple[DType, DType], DType]
+
+
+#: None where NumPy's error state cannot be reached from C: then every call
+#: takes the Python path.
+FAST_PATH_ENGINE: HostEngine | None = (
     None
     if numpy_engine.ERROR_STATE is None
-    else (FAST_PATH_ARRAY_TYPE, *numpy_engine.ERROR_STATE, wrap, engine_view,
-          *numpy_engine.SCALAR_KERNELS)
-)  # fmt: skip
+    else HostEngine(
+        array_type=FAST_PATH_ARRAY_TYPE,
+        error_state=numpy_engine.ERROR_STATE[0],
+        quiet=numpy_engine.ERROR_STATE[1],
+        wrap=wrap,
+        engine_view=engine_view,
+        scalar_kernel_type=numpy_engine.SCALAR_KERNEL_TYPE,
+        scalar_joins=numpy_engine.SCALARS_JOINING,
+        promotions=numpy_engine.PROMOTIONS,
+    )
+)

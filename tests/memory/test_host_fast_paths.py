@@ -214,6 +214,53 @@ def test_arrays_of_one_dtype_and_joining_scalars_never_reach_python(general_call
 
 
 @HOST_ENGINE
+def test_two_dtypes_the_standard_promotes_never_reach_python(general_calls):
+    """Two arrays of two dtypes of one kind: NumPy's kernel promotes them as
+    the standard does, in its loop (tests/oracle/test_oracle_promotions.py
+    compares every such result with the general path's)."""
+    i8, u8 = xp.asarray([1, -2], dtype=xp.int8), xp.asarray([3, 4], dtype=xp.uint8)
+    i64 = xp.asarray([5, 6], dtype=xp.int64)
+    f32, f64 = xp.asarray([1.5, 2.0], dtype=xp.float32), xp.asarray([0.25, 4.0])
+    c64 = xp.asarray([1j, 2.0], dtype=xp.complex64)
+    results = {
+        "int8 + int64": i8 + i64,
+        "uint8 - int8": u8 - i8,
+        "int8 & uint8": i8 & u8,
+        "float32 * float64": f32 * f64,
+        "float64 < float32": f64 < f32,
+        "complex64 + float64": c64 + f64,
+        "add(int64, int8)": xp.add(i64, i8),
+    }
+    assert general_calls == {}
+    assert {k: r.dtype for k, r in results.items()} == {
+        "int8 + int64": xp.int64, "uint8 - int8": xp.int16, "int8 & uint8": xp.int16,
+        "float32 * float64": xp.float64, "float64 < float32": xp.bool,
+        "complex64 + float64": xp.complex128, "add(int64, int8)": xp.int64,
+    }  # fmt: skip
+    assert np.from_dlpack(results["uint8 - int8"]).tolist() == [2, 6]
+
+
+@HOST_ENGINE
+@pytest.mark.parametrize(
+    ("left", "right", "reaches"),
+    [
+        ("int64", "uint64", "add"),  # no promotion in the standard
+        ("int8", "float32", "add"),  # no mixing of kinds
+        ("int8", "int16", "divide"),  # computed, then dropped: integer divide gives float64
+    ],
+)
+def test_two_dtypes_without_the_standards_promotion_go_to_python(general_calls, left, right,
+                                                                 reaches):  # fmt: skip
+    x, y = xp.ones(2, dtype=getattr(xp, left)), xp.ones(2, dtype=getattr(xp, right))
+    if reaches == "divide":
+        assert (x / y).dtype == xp.float64
+    else:
+        with pytest.raises(TypeError, match="no promotion"):
+            x + y
+    assert general_calls == {reaches: 1}
+
+
+@HOST_ENGINE
 @pytest.mark.parametrize(
     ("call", "reaches"),
     [
@@ -396,10 +443,24 @@ def test_register_array_type_checks_the_whole_class_before_keeping_anything():
         _core.register_array_type(BadRow)
 
     class BadEngine(xp.DLArray):
-        _host_engine = (np.ndarray, None, None, len, len, np.ufunc, "not a dict")
+        _host_engine = (np.ndarray, None, None, len, len, np.ufunc, "not a dict", {})
 
     with pytest.raises(TypeError, match="_host_engine"):
         _core.register_array_type(BadEngine)
+
+    class ShortEngine(xp.DLArray):  # the HostEngine of before promotions
+        _host_engine = tuple(routing.FAST_PATH_ENGINE or ())[:7] or (None,)
+
+    with pytest.raises(TypeError, match=r"_host_engine must be None or a routing\.HostEngine"):
+        _core.register_array_type(ShortEngine)
+
+    class BadPromotion(xp.DLArray):
+        _host_engine = (routing.FAST_PATH_ENGINE or routing.HostEngine(
+            np.ndarray, None, None, len, len, np.ufunc, {}, {}))._replace(
+            promotions={(xp.int8, "int16"): xp.int16})  # fmt: skip
+
+    with pytest.raises(TypeError, match="'int16' is no dlarray dtype"):
+        _core.register_array_type(BadPromotion)
     x = xp.asarray([1.0])
     assert type(x + x) is xp.DLArray  # the registered class is unchanged
     assert float((x + x)[0]) == 2.0
