@@ -110,10 +110,16 @@ class Case:
     run: Callable[[Peer, ModuleType], Outcome]
 
 
+def first_line(text: str) -> str:
+    """The first line of a message, whole (later lines are backtraces, their
+    addresses different on every run)."""
+    lines = text.strip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
 def error_line(exc: BaseException) -> str:
-    """``Type: first line of the message``, whole (later lines are backtraces)."""
-    lines = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {lines[0].strip() if lines else ''}".rstrip(": ")
+    """``Type: first line of the message``."""
+    return f"{type(exc).__name__}: {first_line(str(exc))}".rstrip(": ")
 
 
 # ---- the toy producer the consumer cases feed ----
@@ -169,7 +175,6 @@ class ToyArray:
     ) -> None:
         self.toy = abi.ToyProducer()
         self.memory = homed(memory, past)
-        self.past = past
         self.fields = fields
         self.answer = answer  # "asked", "legacy" or "versioned"
         self.device = device

@@ -49,6 +49,7 @@ from dlarray._probe_cases import (
     consume_toy,
     error_line,
     finish_toy,
+    first_line,
     float64_memory,
     host_array,
     judge_read,
@@ -276,10 +277,9 @@ def _allocate(
     errors: list[tuple[str, str]] = []
 
     def set_error(_context: Any, kind: bytes | None, message: bytes | None) -> None:
-        # The first line, as of an exception's message (PyTorch's next lines
-        # are a C++ backtrace, its addresses different on every run).
-        said = (message or b"").decode(errors="replace").strip().splitlines()
-        errors.append(((kind or b"").decode(errors="replace"), said[0] if said else ""))
+        # As of an exception's message (PyTorch's next lines are a C++ backtrace).
+        said = first_line((message or b"").decode(errors="replace"))
+        errors.append(((kind or b"").decode(errors="replace"), said))
 
     callback = _SetError(set_error)
     out = _Managed()

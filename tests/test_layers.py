@@ -217,9 +217,9 @@ def circles() -> list[list[str]]:
     return components({m: {t for t, _ in ts if t in edges} for m, ts in edges.items()})
 
 
-def components(successors: dict[str, set[str]]) -> list[list[str]]:
+def components(edges: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components of more than one node (Tarjan)."""
-    successors = {n: sorted(s - {n}) for n, s in successors.items()}  # type: ignore[misc]
+    successors = {n: sorted(s - {n}) for n, s in edges.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -286,7 +286,7 @@ def c_layer_of(name: str) -> int:
             return index
     raise AssertionError(
         f"dlarray/_core/{name} is in no layer: add it to C_LAYERS in tests/test_layers.py (and "
-        f"to docs/design.md's picture) where it belongs"
+        f"to CONTRIBUTING.md's picture) where it belongs"
     )
 
 

@@ -657,8 +657,8 @@ typedef struct {
                                          type is immutable (so it cannot change):
                                          called directly, it spares the consumer a
                                          method look-up per import; or NULL */
-    /* -- the last two fields of DLArray._host_engine, read by
-     * register_array_type (engine_call.c's dla_register_scalar_kernels) -- */
+    /* -- HostEngine.scalar_kernel_type and .scalar_joins (DLArray._host_engine),
+     * read by register_array_type (engine_call.c's dla_register_scalar_kernels) -- */
     PyTypeObject *engine_scalar_kernel_type; /* kernels that take Python scalars by
                                                 the standard's rules (numpy.ufunc) */
     PyObject *engine_scalar_joins;    /* {scalar type: frozenset of DTypes it

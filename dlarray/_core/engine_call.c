@@ -240,8 +240,9 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
  * register_scalar_kernels).  Otherwise it returns None and the caller takes
  * its general path (other promotions, other scalars, errors, making views).
  * The rules stay in Python, which hands their data over once; this only
- * recognises the cases where they have nothing to do.  engine_unary/engine_binary are its Python entries, the
- * operators (operators.c) its C ones. */
+ * recognises the cases where they have nothing to do.  engine_unary and
+ * engine_binary are its Python entries, the operators (operators.c) its C
+ * ones. */
 
 /* The promoted dtype's row + 1 for two dtype rows (0: no promotion the fast
  * path makes), from HostEngine.promotions; written once, at import. */
@@ -326,14 +327,15 @@ same_kind(const DLAArrayObject *a, const DLAArrayObject *b)
 }
 
 /* The row of a's and b's promoted dtype where the fast path makes that
- * promotion (both on one device), else -1. */
+ * promotion (both on one device), else -1; *b_row: b's dtype row. */
 static int
-fast_promotion(const DLAArrayObject *a, const DLAArrayObject *b)
+fast_promotion(const DLAArrayObject *a, const DLAArrayObject *b, int *b_row)
 {
     int ra = dla_dtype_row(a->dtype), rb = dla_dtype_row(b->dtype);
     if (ra < 0 || rb < 0 || ra >= 64 || rb >= 64 || !same_device(a, b)) {
         return -1;
     }
+    *b_row = rb;
     return (int)promoted_row[ra][rb] - 1;
 }
 
@@ -439,10 +441,9 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
         if (Py_TYPE(xs[i]) == dla_state.array_type) {
             DLAArrayObject *a = (DLAArrayObject *)xs[i];
             if (first != NULL && !same_kind(first, a)) {
-                if ((promoted = fast_promotion(first, a)) < 0) {
+                if ((promoted = fast_promotion(first, a, &other_row)) < 0) {
                     Py_RETURN_NONE;
                 }
-                other_row = dla_dtype_row(a->dtype);
             }
             first = first == NULL ? a : first;
         }

@@ -441,8 +441,8 @@ make_process_state(void)
         return 0;
     }
     dla_state.array_type = &DLAArrayBase_Type; /* until register_array_type */
-    if (assemble_array_type(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAHostBuffer_Type) < 0 ||
-        PyType_Ready(&DLAImportedTensor_Type) < 0 || PyType_Ready(&DLAFastFunction_Type) < 0) {
+    if (assemble_array_type(&DLAArrayBase_Type) < 0 || PyType_Ready(&DLAArrayBase_Type) < 0 ||
+        PyType_Ready(&DLAHostBuffer_Type) < 0 || PyType_Ready(&DLAImportedTensor_Type) < 0 || PyType_Ready(&DLAFastFunction_Type) < 0) {
         return -1;
     }
     dla_state.str_dlpack_copy = PyUnicode_InternFromString("_dlpack_copy");

@@ -171,8 +171,8 @@ def numpy_dtype(dtype: DType) -> Any:
 # op (docs/benchmarks.md, "The figures behind decisions in the code"); NumPy
 # 2 keeps its error state in a context variable, and the C core
 # (engine_call.c) sets and resets that variable around the kernel, then
-# adopts the result.  Without that variable (a
-# NumPy layout we do not know) the Python fallback uses np.errstate.
+# adopts the result.  Without that variable (a NumPy layout we do not know)
+# the Python fallback uses np.errstate.
 try:
     from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
         _extobj_contextvar,
@@ -198,7 +198,7 @@ def _promotions() -> dict[tuple[DType, DType], DType]:
     found = {}
     for a in STANDARD_DTYPES:
         for b in STANDARD_DTYPES:
-            promoted = promotion(a, b) if a is not b else None
+            promoted = None if a is b else promotion(a, b)
             if promoted is None:
                 continue
             if np.result_type(numpy_dtype(a), numpy_dtype(b)) == numpy_dtype(promoted):
