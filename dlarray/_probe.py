@@ -36,7 +36,10 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import gc
 import importlib
+import importlib.metadata
+import importlib.util
 import json
 import math
 import os
@@ -297,6 +300,19 @@ def library(name: str, table: str | None = None) -> Peer:
     )
 
 
+def installed_version(name: str) -> str | None:
+    """The version of the installed distribution that provides module
+    ``name``, read from its metadata (None where it is missing).  Only the
+    children import it: ml_dtypes takes most of a second to import, which
+    the parent would add to every run."""
+    if importlib.util.find_spec(name) is None:
+        return None
+    try:
+        return importlib.metadata.version(name.replace("_", "-"))
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def select_cases(patterns: Sequence[str] | None) -> list[Case]:
     """The cases whose names match one of the shell-style ``patterns`` (all if none)."""
     if not patterns:
@@ -312,6 +328,11 @@ def child(peer: Peer, cases: Sequence[Case], start: int) -> int:
         return 0
     if isinstance(peer, AdapterPeer):  # what the adapter defines, now that it is imported
         peer = peer.loaded(module)
+    # The cases collect garbage after every read, to count the deleters' calls;
+    # what the imports made lives as long as this process and cannot be their
+    # garbage, so the collector stops walking it (a full walk of NumPy's and a
+    # peer's objects was most of a child's time).
+    gc.freeze()
     for index in range(start, len(cases)):
         try:
             outcome = _unasked(peer, cases[index]) or cases[index].run(peer, module)
@@ -425,13 +446,12 @@ def probe(
     workers = max(1, min(jobs or os.cpu_count() or 2, len(probed) or 1))
     with ThreadPoolExecutor(workers) as pool:
         reports = list(pool.map(lambda p: probe_library(p, cases, extra, limit), probed))
-    ml_dtypes = load_ml_dtypes()
     return {
         "dlarray_version": dlarray.__version__,
         "dlpack_version": list(dlarray.__dlpack_version__),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "platform": platform.platform(),
-        "ml_dtypes": None if ml_dtypes is None else module_version(ml_dtypes),
+        "ml_dtypes": installed_version("ml_dtypes"),
         "timeout_s": limit,
         "cases": [{"name": c.name, "role": c.role, "what": c.what, "spec": c.spec} for c in cases],
         "libraries": {p.name: r for p, r in zip(probed, reports, strict=True)},
