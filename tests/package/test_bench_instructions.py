@@ -111,12 +111,35 @@ def test_the_total_is_read_from_a_callgrind_dump(tmp_path: Path) -> None:
 
 
 NO_VALGRIND = shutil.which("valgrind") is None
+CALLGRIND_HEADER = Path("/usr/include/valgrind/callgrind.h")
+
+
+@pytest.mark.skipif(
+    not CALLGRIND_HEADER.exists(), reason="needs valgrind's headers (apt install valgrind)"
+)
+def test_the_helper_that_starts_the_instrumentation_builds(tmp_path: Path) -> None:
+    import ctypes
+
+    library = gate.build_start_helper(tmp_path)
+    assert library is not None and library.exists()
+    start = ctypes.CDLL(str(library)).start_instrumentation
+    start.restype = None
+    start()  # outside valgrind the request does nothing, and returns
+
+
+def test_without_a_compiler_the_run_instruments_from_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(gate.sysconfig, "get_config_var", lambda name: "no-such-compiler -O2")
+    assert gate.build_start_helper(tmp_path) is None
+    said = capsys.readouterr().err
+    assert "no-such-compiler" in said and "instrumenting from the start" in said
 # Valgrind cannot run a process with AddressSanitizer preloaded (nox -s
 # sanitize); the gate counts the regular build, where its budgets are set.
 SANITIZED = bool(os.environ.get("DLARRAY_SANITIZED"))
 FREE_THREADED = not getattr(sys, "_is_gil_enabled", lambda: True)()
 #: The Python the gate counts on (its budgets'); a count on another one is
-#: compared with nothing, and valgrind takes some 40 s to run one row.
+#: compared with nothing.
 BUDGET_PYTHON = ".".join(
     json.loads((REPO / "benchmarks" / "instruction_budgets.json").read_text())["versions"][
         "python"
