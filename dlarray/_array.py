@@ -34,26 +34,26 @@ from dlarray import subbyte
 from dlarray._api import NAMESPACE
 from dlarray._api._operands import binary
 from dlarray._api.creation import to_device
-from dlarray._api.elementwise import BINARY_CATEGORIES, FUNCTIONS, KERNELS
 from dlarray._api.indexing_object import getitem, setitem
-from dlarray._api.linear_algebra import MATMUL_KERNEL
 from dlarray._api.printing import repr_of, str_of
 from dlarray._consumer import from_dlpack
 from dlarray._core import ArrayBase
 from dlarray._creation import empty
 from dlarray._device import CPU, Device, device_of
 from dlarray._dtypes import DTYPES_BY_NAME, SCALAR_TYPES, DType, as_python_scalar, dtype_named
-from dlarray._engine import numpy_engine
+from dlarray._engine import host_fast_path, numpy_engine
 from dlarray._engine.namespaces import hook
-from dlarray._engine.routing import FAST_PATH_ENGINE, call, engine_view, namespace_of, wrap, write
+from dlarray._engine.routing import call, engine_view, namespace_of, wrap, write
 from dlarray._numpy_dispatch import array_function, array_ufunc, mixing_error
 from dlarray._rules import (
+    BINARY_INPUTS,
     CATEGORIES,
     DEFAULT_DTYPES,
     EXTENDED_FLOATS,
     REAL_OF,
     SPELLINGS,
     SYMBOLS,
+    allowed_dtypes,
     broadcast_result,
     check_dtype,
     check_writable,
@@ -132,6 +132,12 @@ _CONVERSION_CATEGORY = {
 }
 
 
+# An operator's function name -> the dtypes its operands may have.
+_OPERANDS = {
+    name: allowed_dtypes(BINARY_INPUTS[name], name) for name in SYMBOLS if name in BINARY_INPUTS
+}
+
+
 def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
     """``x <op>= other``: ``name(x, other)`` written straight into ``x``.
 
@@ -146,7 +152,8 @@ def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
     check_writable(x, f"in-place {name}")
     if name == "matmul":
         return _assign(name, x, NAMESPACE[name](x, other))
-    allowed = KERNELS[name][1]
+    category = BINARY_INPUTS[name]
+    allowed = _OPERANDS[name]
     dtype = x.dtype
     if name == "divide" and dtype in _INTEGER:
         # The one operator whose result dtype is not its operands' promoted
@@ -158,7 +165,7 @@ def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
             common_device((x, other), name)
         a1, a2 = engine_view(x), engine_view(other)
     else:
-        a1, a2, result_dtype = binary(x, other, allowed, BINARY_CATEGORIES[name], name)
+        a1, a2, result_dtype = binary(x, other, allowed, category, name)
         if result_dtype is not dtype:
             raise _dtype_change(name, x, result_dtype)
     other_shape = a2.shape
@@ -281,7 +288,7 @@ def _python_value(x: ArrayBase) -> Any:
 def _round_to(x: ArrayBase, ndigits: int | None) -> ArrayBase:
     """``round(x)`` and ``round(x, ndigits)`` (see ``DLArray.__round__``)."""
     if ndigits is None:
-        return FUNCTIONS["round"](x)
+        return NAMESPACE["round"](x)
     if not isinstance(ndigits, int) or isinstance(ndigits, bool):
         raise TypeError(f"round(x, ndigits): ndigits must be an int, got {ndigits!r}")
     if not isinstance(x, ArrayBase):
@@ -909,16 +916,16 @@ class DLArray(_core.ArrayBase):
         return self
 
     def __neg__(self, /) -> DLArray:
-        return cast(DLArray, FUNCTIONS["negative"](self))
+        return cast(DLArray, NAMESPACE["negative"](self))
 
     def __pos__(self, /) -> DLArray:
-        return cast(DLArray, FUNCTIONS["positive"](self))
+        return cast(DLArray, NAMESPACE["positive"](self))
 
     def __abs__(self, /) -> DLArray:
-        return cast(DLArray, FUNCTIONS["abs"](self))
+        return cast(DLArray, NAMESPACE["abs"](self))
 
     def __invert__(self, /) -> DLArray:
-        return cast(DLArray, FUNCTIONS["bitwise_invert"](self))
+        return cast(DLArray, NAMESPACE["bitwise_invert"](self))
 
     # ---- conversion of 0-d arrays to Python scalars ----
     # _to_scalar checks the array and gives back its 0-d engine array (or an
@@ -1121,10 +1128,8 @@ class DLArray(_core.ArrayBase):
     _device_of = staticmethod(device_of)
     _from_dlpack_general = staticmethod(from_dlpack)  # consumer.c's general path
     _memory = MEMORY  # the memory families, called for memory off the host
-    _operator_kernels: ClassVar[dict[str, Any]] = {
-        name: KERNELS[name] for name in SYMBOLS if name in KERNELS
-    } | {"matmul": MATMUL_KERNEL}
-    _host_engine = FAST_PATH_ENGINE
+    _operator_kernels: ClassVar[dict[str, Any]] = host_fast_path.OPERATOR_KERNELS
+    _host_engine = host_fast_path.ENGINE
 
 
 for _habit in _NUMPY_HABITS:

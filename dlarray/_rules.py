@@ -175,6 +175,88 @@ def extended_refusal(func: str, dtype: DType, other: DType | None = None) -> Typ
     )
 
 
+#: The elementwise functions of one argument: name -> the dtype category
+#: of its input (the standard's "Parameters").  Their result dtype is the
+#: engine kernel's: for every row, the standard's result dtype for inputs of
+#: one standard dtype (checked by tests/namespace/test_data_types.py).
+UNARY_INPUTS: Final[dict[str, str]] = {
+    "abs": "numeric",
+    "acos": "floating-point",
+    "acosh": "floating-point",
+    "asin": "floating-point",
+    "asinh": "floating-point",
+    "atan": "floating-point",
+    "atanh": "floating-point",
+    "bitwise_invert": "integer or boolean",
+    "ceil": "real-valued",
+    "conj": "numeric",
+    "cos": "floating-point",
+    "cosh": "floating-point",
+    "exp": "floating-point",
+    "expm1": "floating-point",
+    "floor": "real-valued",
+    "imag": "complex floating",
+    "isfinite": "numeric",
+    "isinf": "numeric",
+    "isnan": "numeric",
+    "log": "floating-point",
+    "log1p": "floating-point",
+    "log2": "floating-point",
+    "log10": "floating-point",
+    "logical_not": "bool",
+    "negative": "numeric",
+    "positive": "numeric",
+    "real": "numeric",
+    "reciprocal": "floating-point",
+    "round": "numeric",
+    "sign": "numeric",
+    "signbit": "real floating",
+    "sin": "floating-point",
+    "sinh": "floating-point",
+    "square": "numeric",
+    "sqrt": "floating-point",
+    "tan": "floating-point",
+    "tanh": "floating-point",
+    "trunc": "real-valued",
+}
+
+#: The elementwise functions of two arguments: name -> the dtype category
+#: of their inputs.
+BINARY_INPUTS: Final[dict[str, str]] = {
+    "add": "numeric",
+    "atan2": "real floating",
+    "bitwise_and": "integer or boolean",
+    "bitwise_left_shift": "integer",
+    "bitwise_or": "integer or boolean",
+    "bitwise_right_shift": "integer",
+    "bitwise_xor": "integer or boolean",
+    "copysign": "real floating",
+    # Integers too: the standard leaves integer true division to the
+    # implementation, and NumPy's kernel gives the default float (float64)
+    # for every integer input, as PyTorch, CuPy and JAX do.
+    "divide": "numeric",
+    "equal": "all",
+    "floor_divide": "real-valued",
+    "greater": "real-valued",
+    "greater_equal": "real-valued",
+    "hypot": "real floating",
+    "less": "real-valued",
+    "less_equal": "real-valued",
+    "logaddexp": "real floating",
+    "logical_and": "bool",
+    "logical_or": "bool",
+    "logical_xor": "bool",
+    "maximum": "real-valued",
+    "minimum": "real-valued",
+    "multiply": "numeric",
+    "nextafter": "real floating",
+    "not_equal": "all",
+    "pow": "numeric",
+    "remainder": "real-valued",
+    "subtract": "numeric",
+}
+
+
 def allowed_dtypes(category: str, func: str) -> frozenset[DType]:
     """The dtypes ``func`` accepts: its standard category, and the extended
     floats where :data:`EXTENDED_FUNCTIONS` names it."""

@@ -87,10 +87,10 @@ from typing import Any
 import numpy as np
 
 import dlarray
-from dlarray._api.elementwise import BINARY_CATEGORIES
 from dlarray._core import ArrayBase
 from dlarray._dtypes import DType, dtype_argument
 from dlarray._rules import (
+    BINARY_INPUTS,
     CATEGORIES,
     NUMPY_PROMOTING,
     allowed_dtypes,
@@ -191,7 +191,7 @@ def _exact_comparison(name: str, x1: Any, x2: Any) -> Any:
 
 def _binary(name: str) -> Any:
     strict = getattr(dlarray, name)
-    category = BINARY_CATEGORIES[name]
+    category = BINARY_INPUTS[name]
 
     def function(x1: Any, x2: Any, /) -> Any:
         return strict(*_promoted(name, category, x1, x2))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, NamedTuple
 
+from dlarray._api import NAMESPACE
 from dlarray._api._linalg_helpers import (
     accumulation_dtype,
     all_finite,
@@ -45,7 +46,7 @@ from dlarray._api._linalg_helpers import (
     solver,
     two_arrays,
 )
-from dlarray._api.linear_algebra import matmul, matrix_transpose, tensordot, vecdot
+from dlarray._api.linear_algebra import matrix_transpose, tensordot, vecdot
 from dlarray._core import ArrayBase
 from dlarray._dtypes import DType
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
@@ -61,6 +62,9 @@ from dlarray._rules import (
     common_device,
     normalize_axes,
 )
+
+#: The namespace's matmul (``dlarray.linalg.matmul is dlarray.matmul``).
+matmul = NAMESPACE["matmul"]
 
 __all__ = [
     "EigResult",

@@ -20,6 +20,11 @@ the top, assembles the array type from the files of each job.  The
 pictures of both in CONTRIBUTING.md must name these layers, in this order,
 with every module and C file in its place.
 
+The chapters of the namespace (``dlarray/_api/``) compute through the
+standard alone: none names the host fast path, which the namespace's
+``__init__.py`` puts in front of their functions
+(``dlarray/_engine/host_fast_path.py`` declares it).
+
 A function may import only an optional dependency that it loads lazily
 (cuda-bindings, dpctl, ml_dtypes, a peer library), never a dlarray module
 or NumPy, and a comment on the import's line or the two above says so
@@ -502,6 +507,66 @@ def test_the_modules_import_each_other_in_no_circle() -> None:
     assert circles() == []
 
 
+# ---- the chapters compute through the standard alone ----
+
+#: What only the host fast path's room (dlarray/_engine/host_fast_path.py,
+#: the C core's fast_function and engine_call) may name: a chapter of the
+#: namespace that names one has a second road into the fast path.
+FAST_PATH_NAMES = frozenset(
+    {"host_fast_path", "fast_function", "engine_unary", "engine_binary", "CASES",
+     "OPERATOR_KERNELS", "ARRAY_TYPE", "FAST_PATH_ARRAY_TYPE", "FAST_PATH_ENGINE"}
+)  # fmt: skip
+CHAPTERS = PACKAGE / "_api"
+
+
+def fast_path_names(path: Path) -> list[tuple[str, int]]:
+    """The names of the fast path in the file at ``path``, with their lines
+    (``_HOST...`` too: the host engine's kernels, kept aside for it)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [part for alias in node.names for part in alias.name.split(".")]
+            names += [part for part in (getattr(node, "module", None) or "").split(".")]
+        found += [(name, node.lineno) for name in names
+                  if name in FAST_PATH_NAMES or name.startswith("_HOST")]  # fmt: skip
+    return sorted(set(found), key=lambda item: (item[1], item[0]))
+
+
+def chapters_naming_the_fast_path() -> list[str]:
+    """Each chapter module's line that names the fast path.  The namespace's
+    ``__init__.py`` is the one place that puts the fast path in front of
+    the chapters' functions."""
+    return [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: names the fast path ({name})"
+        for path in sorted(CHAPTERS.glob("*.py"))
+        if path.name != "__init__.py"
+        for name, line in fast_path_names(path)
+    ]
+
+
+def test_the_chapters_name_no_fast_path() -> None:
+    assert chapters_naming_the_fast_path() == []
+
+
+def test_the_fast_path_guard_sees_what_it_guards(tmp_path: Path) -> None:
+    chapter = tmp_path / "chapter.py"
+    chapter.write_text(
+        "from dlarray._core import engine_unary as fast_unary\n"
+        "from dlarray._engine import host_fast_path\n"
+        "_HOST_SUM = host_fast_path.CASES['sum'].kernel\n"
+        "def sum(x):\n    return namespace_of(x).sum(x)\n"
+    )
+    assert fast_path_names(chapter) == [
+        ("engine_unary", 1), ("host_fast_path", 2), ("CASES", 3), ("_HOST_SUM", 3),
+        ("host_fast_path", 3),
+    ]  # fmt: skip
+
+
 def test_the_guard_sees_what_it_guards(tmp_path: Path) -> None:
     """The checks find an upward, a local and a circular import when there is one."""
     source = tmp_path / "probe.py"
@@ -528,6 +593,7 @@ def main() -> int:
     problems += [*c_upward_uses(), *c_includes()]
     problems += [f"C files in a circle: {' -> '.join(c)}" for c in c_circles()]
     problems += [f"CONTRIBUTING.md: {d}" for d in picture_disagreements(CONTRIBUTING.read_text())]
+    problems += chapters_naming_the_fast_path()
     for problem in problems:
         print(problem)
     if not problems:

@@ -8,7 +8,9 @@ The extensions live in :mod:`dlarray.linalg` and :mod:`dlarray.fft`.
 Every function follows the same pattern, after array-api-strict: validate
 arguments with the rules of :mod:`dlarray._rules`, view the inputs as engine
 (NumPy) arrays zero-copy, compute, and bring the result back as a DLArray
-through DLPack (:func:`dlarray._engine.numpy_engine.wrap`).
+through DLPack (:func:`dlarray._engine.routing.wrap`).  The functions the
+host fast path serves (:data:`dlarray._engine.host_fast_path.CASES`) are
+published with it in front: a call it computes never reaches the chapter.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dlarray._api import (
     statistical,
     utility,
 )
+from dlarray._engine import host_fast_path
 
 CHAPTERS: tuple[ModuleType, ...] = (
     creation,
@@ -49,4 +52,10 @@ CHAPTERS: tuple[ModuleType, ...] = (
 NAMESPACE: dict[str, Any] = {}
 for _chapter in CHAPTERS:
     for _name in _chapter.__all__:
-        NAMESPACE[_name] = getattr(_chapter, _name)
+        _function = getattr(_chapter, _name)
+        if _name in host_fast_path.CASES:
+            # Published as dlarray.<name>, and pickled by that name: the
+            # object pickle finds there is this one, the fast path in front.
+            _function.__module__ = "dlarray"
+            _function = host_fast_path.accelerated(_name, _function)
+        NAMESPACE[_name] = _function

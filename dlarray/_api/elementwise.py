@@ -1,21 +1,16 @@
 """The standard's 67 elementwise functions.
 
-Each function is one row of a table: the NumPy kernel of the C fast path
-and the dtype category its inputs must belong to.  :func:`_make_unary` and
+Most are one row of a table (``_rules.UNARY_INPUTS`` and ``BINARY_INPUTS``:
+the dtype category of the inputs): :func:`_make_unary` and
 :func:`_make_binary` turn a row into a function with the standard's
-signature; :mod:`dlarray._api._operands` does the checking.
+signature, which checks its arguments (:mod:`dlarray._api._operands`) and
+computes through the engine's standard namespace, ``namespace_of(a).<name>``,
+on any engine.  The functions whose result NumPy's kernels do not give
+(``ceil`` of an integer, ``real``, ``clip``, ...) are written out below.
 
-Two paths compute.  The C fast path runs the row's kernel on NumPy views
-when the arguments need no rule applied (arrays of one allowed dtype on one
-device, or an array and a Python scalar that joins its dtype): each function
-is a ``_core.fast_function`` that tries it before calling the Python
-function made here, and the operators of the array object try it too
-(their kernels: ``DLArray._operator_kernels``, which
-``_core.register_array_type`` reads).  The kernel is the NumPy engine namespace's
-function of the standard name, so it carries that engine's fixes
-(``numpy_engine.FIXES``, such as the standard's special values).  Every
-other call, on any engine, computes through the engine's standard
-namespace: ``namespace_of(a).<name>``.
+The namespace (:mod:`dlarray._api`) puts the host fast path in front of
+most of them (:mod:`dlarray._engine.host_fast_path`): a call the C core
+computes never reaches this module.
 """
 
 from __future__ import annotations
@@ -24,19 +19,18 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from dlarray._api._operands import binary, scalar_array, unary
-from dlarray._core import ArrayBase, fast_function
+from dlarray._core import ArrayBase
 from dlarray._dtypes import scalar_or_itself
-from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import (
+    BINARY_INPUTS,
     CATEGORIES,
     DEFAULT_DTYPES,
     EXTENDED_FUNCTIONS,
     SCALAR_JOINS,
     SPELLINGS,
+    UNARY_INPUTS,
     allowed_dtypes,
     check_dtype,
     common_device,
@@ -45,85 +39,6 @@ from dlarray._rules import (
 )
 
 Kernel = Callable[..., Any]
-
-# name -> input category.  The result dtype is the engine kernel's: for
-# every row, the standard's result dtype for inputs of one standard dtype
-# (checked by tests/namespace/test_data_types.py).
-_UNARY: dict[str, str] = {
-    "abs": "numeric",
-    "acos": "floating-point",
-    "acosh": "floating-point",
-    "asin": "floating-point",
-    "asinh": "floating-point",
-    "atan": "floating-point",
-    "atanh": "floating-point",
-    "bitwise_invert": "integer or boolean",
-    "ceil": "real-valued",
-    "conj": "numeric",
-    "cos": "floating-point",
-    "cosh": "floating-point",
-    "exp": "floating-point",
-    "expm1": "floating-point",
-    "floor": "real-valued",
-    "imag": "complex floating",
-    "isfinite": "numeric",
-    "isinf": "numeric",
-    "isnan": "numeric",
-    "log": "floating-point",
-    "log1p": "floating-point",
-    "log2": "floating-point",
-    "log10": "floating-point",
-    "logical_not": "bool",
-    "negative": "numeric",
-    "positive": "numeric",
-    "real": "numeric",
-    "reciprocal": "floating-point",
-    "round": "numeric",
-    "sign": "numeric",
-    "signbit": "real floating",
-    "sin": "floating-point",
-    "sinh": "floating-point",
-    "square": "numeric",
-    "sqrt": "floating-point",
-    "tan": "floating-point",
-    "tanh": "floating-point",
-    "trunc": "real-valued",
-}
-
-_BINARY: dict[str, str] = {
-    "add": "numeric",
-    "atan2": "real floating",
-    "bitwise_and": "integer or boolean",
-    "bitwise_left_shift": "integer",
-    "bitwise_or": "integer or boolean",
-    "bitwise_right_shift": "integer",
-    "bitwise_xor": "integer or boolean",
-    "copysign": "real floating",
-    # Integers too: the standard leaves integer true division to the
-    # implementation, and NumPy's kernel gives the default float (float64)
-    # for every integer input, as PyTorch, CuPy and JAX do.
-    "divide": "numeric",
-    "equal": "all",
-    "floor_divide": "real-valued",
-    "greater": "real-valued",
-    "greater_equal": "real-valued",
-    "hypot": "real floating",
-    "less": "real-valued",
-    "less_equal": "real-valued",
-    "logaddexp": "real floating",
-    "logical_and": "bool",
-    "logical_or": "bool",
-    "logical_xor": "bool",
-    "maximum": "real-valued",
-    "minimum": "real-valued",
-    "multiply": "numeric",
-    "nextafter": "real floating",
-    "not_equal": "all",
-    "pow": "numeric",
-    "remainder": "real-valued",
-    "subtract": "numeric",
-}
-
 
 # name -> (a call, the repr it returns), written by hand: the "Examples"
 # section :func:`_doc` gives each function.  Inputs are chosen so that every
@@ -332,14 +247,10 @@ def _raises(category: str, arity: int) -> str:
     )
 
 
-# The host engine's namespace: the C fast path's kernels (NumPy's ufuncs,
-# or the fixed functions of numpy_engine.FIXES).
-_HOST = engine_namespace("numpy")
-
-
-def _make_unary(name: str, category: str) -> Callable[[ArrayBase], ArrayBase]:
+def _make_unary(name: str) -> Callable[..., ArrayBase]:
+    """The function of row ``name`` of ``UNARY_INPUTS``."""
+    category = UNARY_INPUTS[name]
     allowed = allowed_dtypes(category, name)  # the extended floats too, for some
-    kernel = getattr(_HOST, name)
 
     def function(x: ArrayBase, /) -> ArrayBase:
         a = unary(x, allowed, category, name)
@@ -347,9 +258,7 @@ def _make_unary(name: str, category: str) -> Callable[[ArrayBase], ArrayBase]:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 1)
-    general = _refusing_keywords(function) if name in _KEYWORD_HABITS else function
-    # The common case, in C: an array of an allowed dtype (fast_function.c).
-    return fast_function(kernel, allowed, 1, general)
+    return _refusing_keywords(function) if name in _KEYWORD_HABITS else function
 
 
 #: The functions with another library's keyword in the table of spellings
@@ -372,16 +281,6 @@ def _refusing_keywords(function: Callable[[ArrayBase], ArrayBase]) -> Callable[.
         return function(x)
 
     return refusing
-
-
-#: name -> (kernel, allowed dtypes) of the binary functions, for the array
-#: object's operators to try the C fast path themselves (dlarray/__init__.py
-#: hands it to dlarray._array).
-KERNELS: dict[str, tuple[Kernel, frozenset[Any]]] = {}
-#: name -> the dtype category of a binary function's inputs (for the
-#: in-place operators' checks and messages).
-BINARY_CATEGORIES: dict[str, str] = dict(_BINARY)
-_ndarray = np.ndarray
 
 
 def _true_divide(xp: Any) -> Kernel:
@@ -414,10 +313,10 @@ def _kernel_of(xp: Any, name: str) -> Kernel:
         return kernel
 
 
-def _make_binary(name: str, category: str) -> Callable[[Any, Any], ArrayBase]:
+def _make_binary(name: str) -> Callable[[Any, Any], ArrayBase]:
+    """The function of row ``name`` of ``BINARY_INPUTS``."""
+    category = BINARY_INPUTS[name]
     allowed = allowed_dtypes(category, name)  # the extended floats too, for some
-    kernel = getattr(_HOST, name)
-    KERNELS[name] = (kernel, allowed)  # for the operators' fast path
 
     def function(x1: Any, x2: Any, /) -> ArrayBase:
         # An array with a Python scalar that keeps the array's dtype.
@@ -425,14 +324,14 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], ArrayBase]:
             dtype = x1.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x2)]:
                 a = engine_view(x1)
-                xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
-                return call(xp_kernel, a, scalar_array(x2, dtype, name, a))
+                kernel = _kernel_of(namespace_of(a), name)
+                return call(kernel, a, scalar_array(x2, dtype, name, a))
         elif isinstance(x2, ArrayBase) and type(x1) in SCALAR_JOINS:
             dtype = x2.dtype
             if dtype in allowed and dtype in SCALAR_JOINS[type(x1)]:
                 a = engine_view(x2)
-                xp_kernel = kernel if type(a) is _ndarray else _kernel_of(namespace_of(a), name)
-                return call(xp_kernel, scalar_array(x1, dtype, name, a), a)
+                kernel = _kernel_of(namespace_of(a), name)
+                return call(kernel, scalar_array(x1, dtype, name, a), a)
         a1, a2, _ = binary(x1, x2, allowed, category, name)
         try:
             return call(_kernel_of(namespace_of(a1), name), a1, a2)
@@ -442,16 +341,7 @@ def _make_binary(name: str, category: str) -> Callable[[Any, Any], ArrayBase]:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _doc(name, category, 2)
-    # The common case, in C (fast_function.c): arrays of one allowed dtype on
-    # one device, or an array and a Python scalar that joins its dtype.
-    return fast_function(kernel, allowed, 2, function)
-
-
-FUNCTIONS: dict[str, Callable[..., ArrayBase]] = {}
-for _name, _category in _UNARY.items():
-    FUNCTIONS[_name] = _make_unary(_name, _category)
-for _name, _category in _BINARY.items():
-    FUNCTIONS[_name] = _make_binary(_name, _category)
+    return function
 
 
 # ---- functions whose result dtype or signature NumPy does not give ----
@@ -463,7 +353,7 @@ def _same_dtype_unary(name: str) -> Callable[[ArrayBase], ArrayBase]:
     """ceil/floor/trunc/real/imag: integers (and real inputs to ``real``) come
     back unchanged as a copy (NumPy would turn integers into floats), and
     ``real``/``imag`` of a complex array are new arrays, not views into it."""
-    category = _UNARY[name]
+    category = UNARY_INPUTS[name]
     allowed = CATEGORIES[category]
 
     def function(x: ArrayBase, /) -> ArrayBase:
@@ -482,8 +372,6 @@ def _same_dtype_unary(name: str) -> Callable[[ArrayBase], ArrayBase]:
 
 
 _REAL_FLOATING = CATEGORIES["real floating"]
-for _name in ("ceil", "floor", "trunc", "real", "imag"):
-    FUNCTIONS[_name] = _same_dtype_unary(_name)
 
 
 def nextafter(x1: Any, x2: Any, /) -> ArrayBase:
@@ -497,20 +385,6 @@ nextafter.__doc__ = _doc(
     2,
     note="The next representable value after ``x1`` towards ``x2``.  The result has the "
     "promoted dtype (the standard requires equal dtypes, so it is ``x1``'s).",
-)
-
-
-FUNCTIONS["nextafter"] = nextafter
-
-FUNCTIONS["divide"].__doc__ = _doc(
-    "divide",
-    "numeric",
-    2,
-    note="Floating-point operands give their promoted dtype.  Integer operands (the "
-    "standard leaves them to the implementation) give the default floating dtype, "
-    "float64, as NumPy, PyTorch, CuPy and JAX do: ``xp.asarray([1, 2]) / 4`` is "
-    "``[0.25, 0.5]``.  A bool operand, or a float scalar with an integer array, "
-    "raises ``TypeError``.",
 )
 
 
@@ -594,9 +468,91 @@ def _clip_kernel(xp: Any, a: Any, lo: Any, hi: Any) -> Any:
     return xp.astype(out, a.dtype, copy=False)
 
 
-FUNCTIONS["clip"] = clip
+# ---- the functions, one line each ----
+# Made from the rows of _rules.UNARY_INPUTS and BINARY_INPUTS (nextafter and
+# clip are written out above).
 
-# One module attribute per function, for `from ... import add`.
-globals().update(FUNCTIONS)
+abs = _make_unary("abs")
+acos = _make_unary("acos")
+acosh = _make_unary("acosh")
+asin = _make_unary("asin")
+asinh = _make_unary("asinh")
+atan = _make_unary("atan")
+atanh = _make_unary("atanh")
+bitwise_invert = _make_unary("bitwise_invert")
+ceil = _same_dtype_unary("ceil")
+conj = _make_unary("conj")
+cos = _make_unary("cos")
+cosh = _make_unary("cosh")
+exp = _make_unary("exp")
+expm1 = _make_unary("expm1")
+floor = _same_dtype_unary("floor")
+imag = _same_dtype_unary("imag")
+isfinite = _make_unary("isfinite")
+isinf = _make_unary("isinf")
+isnan = _make_unary("isnan")
+log = _make_unary("log")
+log1p = _make_unary("log1p")
+log2 = _make_unary("log2")
+log10 = _make_unary("log10")
+logical_not = _make_unary("logical_not")
+negative = _make_unary("negative")
+positive = _make_unary("positive")
+real = _same_dtype_unary("real")
+reciprocal = _make_unary("reciprocal")
+round = _make_unary("round")
+sign = _make_unary("sign")
+signbit = _make_unary("signbit")
+sin = _make_unary("sin")
+sinh = _make_unary("sinh")
+square = _make_unary("square")
+sqrt = _make_unary("sqrt")
+tan = _make_unary("tan")
+tanh = _make_unary("tanh")
+trunc = _same_dtype_unary("trunc")
+
+add = _make_binary("add")
+atan2 = _make_binary("atan2")
+bitwise_and = _make_binary("bitwise_and")
+bitwise_left_shift = _make_binary("bitwise_left_shift")
+bitwise_or = _make_binary("bitwise_or")
+bitwise_right_shift = _make_binary("bitwise_right_shift")
+bitwise_xor = _make_binary("bitwise_xor")
+copysign = _make_binary("copysign")
+divide = _make_binary("divide")
+equal = _make_binary("equal")
+floor_divide = _make_binary("floor_divide")
+greater = _make_binary("greater")
+greater_equal = _make_binary("greater_equal")
+hypot = _make_binary("hypot")
+less = _make_binary("less")
+less_equal = _make_binary("less_equal")
+logaddexp = _make_binary("logaddexp")
+logical_and = _make_binary("logical_and")
+logical_or = _make_binary("logical_or")
+logical_xor = _make_binary("logical_xor")
+maximum = _make_binary("maximum")
+minimum = _make_binary("minimum")
+multiply = _make_binary("multiply")
+not_equal = _make_binary("not_equal")
+pow = _make_binary("pow")
+remainder = _make_binary("remainder")
+subtract = _make_binary("subtract")
+
+divide.__doc__ = _doc(
+    "divide",
+    "numeric",
+    2,
+    note="Floating-point operands give their promoted dtype.  Integer operands (the "
+    "standard leaves them to the implementation) give the default floating dtype, "
+    "float64, as NumPy, PyTorch, CuPy and JAX do: ``xp.asarray([1, 2]) / 4`` is "
+    "``[0.25, 0.5]``.  A bool operand, or a float scalar with an integer array, "
+    "raises ``TypeError``.",
+)
+
+#: Every function of this chapter, by name.
+FUNCTIONS: dict[str, Callable[..., ArrayBase]] = {
+    name: globals()[name] for name in (*UNARY_INPUTS, *BINARY_INPUTS, "clip")
+}
 
 __all__ = sorted(FUNCTIONS)

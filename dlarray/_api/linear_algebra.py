@@ -21,28 +21,18 @@ from dlarray._api._linalg_helpers import (
     int_arg,
     two_arrays,
 )
-from dlarray._core import ArrayBase, fast_function
-from dlarray._engine.namespaces import engine_namespace
+from dlarray._core import ArrayBase
 from dlarray._engine.routing import call, namespace_of
-from dlarray._rules import CATEGORIES, AxisError, broadcast_result, normalize_axis
+from dlarray._rules import AxisError, broadcast_result, normalize_axis
 from dlarray._views import permute_dims
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
-
-_NUMERIC = CATEGORIES["numeric"]
-# The C fast path's kernel: the host engine namespace's matmul (NumPy's, or
-# its fix in numpy_engine.FIXES), as for the elementwise functions.
-_HOST_MATMUL = engine_namespace("numpy").matmul
-#: The same kernel and dtypes for the ``@`` operator's fast path in C
-#: (operators.c, through DLArray._operator_kernels): a product of host
-#: arrays of one numeric dtype never reaches Python.
-MATMUL_KERNEL = (_HOST_MATMUL, _NUMERIC)
 
 # Kernels run through `call`: floating-point overflow in a product is a
 # value (inf), not an error.
 
 
-def _matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
+def matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     """The matrix product of ``x1`` and ``x2``, as the ``@`` operator computes it.
 
     A 1-d ``x1`` is a row vector and a 1-d ``x2`` a column vector (the added
@@ -66,8 +56,9 @@ def _matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     >>> xp.matmul(xp.asarray([[1, 2], [3, 4]]), xp.asarray([1, 1]))
     dlarray.asarray([3, 7], dtype=dlarray.int64)
     """
-    # Everything but the common case (fast_function below): other dtypes,
-    # devices and engines, and the errors, named here.
+    # (NumPy's matmul raises ValueError for every shape the standard
+    # rejects: the host fast path then leaves the call here, which names the
+    # problem.)
     a1, a2, _ = two_arrays(x1, x2, "numeric", "matmul")
     if a1.ndim == 0 or a2.ndim == 0:
         raise ValueError(
@@ -84,14 +75,6 @@ def _matmul(x1: ArrayBase, x2: ArrayBase, /) -> ArrayBase:
     if a1.ndim > 2 or a2.ndim > 2:
         broadcast_stacks("matmul", "the stack shapes", a1.shape[:-2], a2.shape[:-2])
     return call(namespace_of(a1).matmul, a1, a2)
-
-
-_matmul.__name__ = _matmul.__qualname__ = "matmul"
-# The common case in C (fast_function.c), as for the elementwise functions:
-# host arrays of one numeric dtype on one device.  NumPy's matmul raises
-# ValueError for every shape the standard rejects; the fast path then
-# leaves the call to _matmul, which names the problem.
-matmul = fast_function(_HOST_MATMUL, _NUMERIC, 2, _matmul)
 
 
 def matrix_transpose(x: ArrayBase, /) -> ArrayBase:

@@ -13,18 +13,9 @@ from typing import Any, Literal
 
 from dlarray._api._operands import binary, scalar_array, unary
 from dlarray._core import ArrayBase
-from dlarray._core import engine_unary as fast_unary
 from dlarray._creation import cast
 from dlarray._dtypes import DType, scalar_or_itself
-from dlarray._engine.namespaces import engine_namespace
-from dlarray._engine.routing import (
-    FAST_PATH_ARRAY_TYPE,
-    call,
-    engine_dtype,
-    engine_view,
-    namespace_of,
-    wrap,
-)
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -46,10 +37,6 @@ _BOOL = CATEGORIES["bool"]
 # Every dtype, the extended floats too (dlarray._rules.EXTENDED_FUNCTIONS).
 _WHERE = allowed_dtypes("all", "where")
 _NONZERO = allowed_dtypes("all", "nonzero") | allowed_dtypes("all", "count_nonzero")
-# The host engine's kernels, for the C fast path and arrays of its type
-# (as in statistical.py).
-_HOST = engine_namespace("numpy")
-_HOST_ARGMAX, _HOST_ARGMIN, _HOST_WHERE = _HOST.argmax, _HOST.argmin, _HOST.where
 
 
 def _keepdims(value: Any, func: str) -> bool:
@@ -64,11 +51,7 @@ def _indices(out: ArrayBase) -> ArrayBase:
     return out if out.dtype is _INDEX else cast(out, _INDEX)
 
 
-def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
-    if axis is None and keepdims is False and isinstance(x, ArrayBase) and 0 not in x.shape:
-        result = fast_unary(host, _REAL, x)  # the common case, in C
-        if result is not None:
-            return _indices(result)
+def _arg_reduce(x: Any, axis: Any, keepdims: Any, func: str) -> ArrayBase:
     a = unary(x, allowed_dtypes("real-valued", func), "real-valued", func)
     keep = _keepdims(keepdims, func)
     ax = None if axis is None else normalize_axis(axis, x.ndim, func)
@@ -99,7 +82,7 @@ def argmax(x: ArrayBase, /, *, axis: int | None = None, keepdims: bool = False) 
     >>> xp.argmax(xp.asarray([[1, 5, 5], [7, 0, 2]]), axis=1)
     dlarray.asarray([1, 0], dtype=dlarray.int64)
     """
-    return _arg_reduce(x, axis, keepdims, "argmax", _HOST_ARGMAX)
+    return _arg_reduce(x, axis, keepdims, "argmax")
 
 
 def argmin(x: ArrayBase, /, *, axis: int | None = None, keepdims: bool = False) -> ArrayBase:
@@ -124,7 +107,7 @@ def argmin(x: ArrayBase, /, *, axis: int | None = None, keepdims: bool = False) 
     >>> xp.argmin(xp.asarray([3.0, 1.0, 1.0]))
     dlarray.asarray(1, dtype=dlarray.int64)
     """
-    return _arg_reduce(x, axis, keepdims, "argmin", _HOST_ARGMIN)
+    return _arg_reduce(x, axis, keepdims, "argmin")
 
 
 def count_nonzero(
@@ -315,8 +298,7 @@ def where(
     ):
         common_device([v for v in (condition, x1, x2) if isinstance(v, ArrayBase)], "where")
     try:
-        kernel = _HOST_WHERE if type(cond) is FAST_PATH_ARRAY_TYPE else namespace_of(cond).where
-        out = call(kernel, cond, a1, a2)
+        out = call(namespace_of(cond).where, cond, a1, a2)
     except ValueError:
         # The shapes, when they are the cause, in dlarray's words.
         refuse_unbroadcastable("where", condition.shape, _shape(x1), _shape(x2))

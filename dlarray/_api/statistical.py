@@ -54,16 +54,9 @@ from typing import Any
 
 from dlarray._api._operands import unary
 from dlarray._core import ArrayBase
-from dlarray._core import engine_unary as fast_unary
 from dlarray._dtypes import DTYPES_BY_NAME, DType, dtype_argument
-from dlarray._engine.namespaces import engine_namespace, hook
-from dlarray._engine.routing import (
-    FAST_PATH_ARRAY_TYPE,
-    call,
-    engine_dtype,
-    engine_view,
-    namespace_of,
-)
+from dlarray._engine.namespaces import hook
+from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of
 from dlarray._rules import (
     CATEGORIES,
     DEFAULT_DTYPES,
@@ -99,13 +92,6 @@ _WIDE = {
 _SELF_ACCUMULATING = frozenset(
     DTYPES_BY_NAME[name] for name in ("int64", "uint64", "float64", "complex128")
 )
-# The host engine's namespace: the kernels of the C fast path
-# (fast_unary), which reduces an array with a cached NumPy view over every
-# axis in one call, and of the engine call for arrays of the fast path's
-# type (namespace_of would give the same, a little slower); every other
-# array computes through namespace_of(a).
-_HOST = engine_namespace("numpy")
-_HOST_SUM, _HOST_PROD, _HOST_MAX, _HOST_MIN = _HOST.sum, _HOST.prod, _HOST.max, _HOST.min
 # The fewest elements per result whose var/std an accurate engine computes
 # in single precision (see _variance).
 _SINGLE_SPREAD = 1 << 16
@@ -143,14 +129,6 @@ def _accurate(xp: Any) -> bool:
     and ``complex64`` within dlarray's bounds in the dtype itself (its
     ``_dlarray_accurate_accumulation``; see the module docstring)."""
     return bool(_extra(xp, "_dlarray_accurate_accumulation"))
-
-
-# The dtypes whose sum/prod over every axis the host engine's C fast path
-# computes in one call: those above, and the single-precision ones where
-# the host engine accumulates them accurately itself.
-_HOST_SELF_ACCUMULATING = _SELF_ACCUMULATING | (
-    frozenset(_WIDE) if _accurate(_HOST) else frozenset()
-)
 
 
 # ---- argument checking shared by the reductions (utility.py uses it too) ----
@@ -238,16 +216,12 @@ def _rounded(xp: Any, result: Any, dtype: DType) -> Any:
 # ---- sum and prod ----
 
 
-def _accumulate(
-    x: ArrayBase, axis: Any, dtype: Any, keepdims: Any, func: str, host: Any
-) -> ArrayBase:
-    """sum or prod (the common case, over every axis, is the C fast path in
-    the functions themselves)."""
+def _accumulate(x: ArrayBase, axis: Any, dtype: Any, keepdims: Any, func: str) -> ArrayBase:
+    """sum or prod."""
     if isinstance(x, ArrayBase) and dtype is None and x.dtype in _SELF_ACCUMULATING:
         a = engine_view(x)
         axes = engine_axis(a.ndim, axis, keepdims, func)
-        kernel = host if type(a) is FAST_PATH_ARRAY_TYPE else getattr(namespace_of(a), func)
-        return call(kernel, a, axis=axes, keepdims=keepdims)
+        return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
     a = unary(x, _NUMERIC, "numeric", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
     out_dtype = _accumulation_dtype(x.dtype, dtype, func)
@@ -312,11 +286,7 @@ def sum(
     >>> xp.sum(xp.asarray([0.5, 0.25], dtype=xp.float32))
     dlarray.asarray(0.75, dtype=dlarray.float32)
     """
-    if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_SUM, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
-        if result is not None:
-            return result
-    return _accumulate(x, axis, dtype, keepdims, "sum", _HOST_SUM)
+    return _accumulate(x, axis, dtype, keepdims, "sum")
 
 
 def prod(
@@ -346,11 +316,7 @@ def prod(
     >>> xp.prod(xp.asarray([[1, 2], [3, 4]], dtype=xp.uint8), axis=1)
     dlarray.asarray([2, 12], dtype=dlarray.uint64)
     """
-    if axis is None and dtype is None and keepdims is False:
-        result = fast_unary(_HOST_PROD, _HOST_SELF_ACCUMULATING, x)  # the common case, in C
-        if result is not None:
-            return result
-    return _accumulate(x, axis, dtype, keepdims, "prod", _HOST_PROD)
+    return _accumulate(x, axis, dtype, keepdims, "prod")
 
 
 # ---- cumulative_sum and cumulative_prod ----
@@ -463,17 +429,12 @@ def cumulative_prod(
 # ---- max and min ----
 
 
-def _extreme(x: ArrayBase, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
-    if isinstance(x, ArrayBase) and 0 not in x.shape:  # elements to reduce, whatever the axes
-        if axis is None and keepdims is False:
-            result = fast_unary(host, _REAL, x)  # the common case, in C
-            if result is not None:
-                return result
-        if x.dtype in _REAL:
-            a = engine_view(x)
-            axes = engine_axis(a.ndim, axis, keepdims, func)
-            kernel = host if type(a) is FAST_PATH_ARRAY_TYPE else getattr(namespace_of(a), func)
-            return call(kernel, a, axis=axes, keepdims=keepdims)
+def _extreme(x: ArrayBase, axis: Any, keepdims: Any, func: str) -> ArrayBase:
+    if isinstance(x, ArrayBase) and 0 not in x.shape and x.dtype in _REAL:
+        # Elements to reduce, whatever the axes: the engine's kernel at once.
+        a = engine_view(x)
+        axes = engine_axis(a.ndim, axis, keepdims, func)
+        return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
     a = unary(x, _REAL, "real-valued", func)
     axes = reduction_axes(a.ndim, axis, keepdims, func)
     kept = [n for i, n in enumerate(a.shape) if i not in axes]
@@ -514,7 +475,7 @@ def max(
     >>> xp.max(xp.asarray([[1, 5], [7, 2]]), axis=1)
     dlarray.asarray([5, 7], dtype=dlarray.int64)
     """
-    return _extreme(x, axis, keepdims, "max", _HOST_MAX)
+    return _extreme(x, axis, keepdims, "max")
 
 
 def min(
@@ -544,7 +505,7 @@ def min(
     >>> xp.min(xp.asarray([[1, 5], [7, 2]]), axis=0, keepdims=True)
     dlarray.asarray([[1, 2]], dtype=dlarray.int64)
     """
-    return _extreme(x, axis, keepdims, "min", _HOST_MIN)
+    return _extreme(x, axis, keepdims, "min")
 
 
 # ---- mean, var and std ----

@@ -8,8 +8,6 @@ from typing import Any
 from dlarray._api._operands import unary
 from dlarray._api.statistical import engine_axis
 from dlarray._core import ArrayBase
-from dlarray._core import engine_unary as fast_unary
-from dlarray._engine.namespaces import engine_namespace
 from dlarray._engine.routing import call, engine_dtype, engine_view, namespace_of, wrap
 from dlarray._rules import CATEGORIES, common_device, normalize_axis, result_type
 
@@ -17,17 +15,9 @@ __all__ = ["all", "any", "diff"]
 
 _ALL = CATEGORIES["all"]
 _NUMERIC = CATEGORIES["numeric"]
-# The host engine's kernels, for the C fast path (as in statistical.py).
-_HOST = engine_namespace("numpy")
-_HOST_ALL = _HOST.all
-_HOST_ANY = _HOST.any
 
 
-def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str, host: Any) -> ArrayBase:
-    if axis is None and keepdims is False:
-        result = fast_unary(host, _ALL, x)  # the common case, in C
-        if result is not None:
-            return result
+def _truth_reduce(x: Any, axis: Any, keepdims: Any, func: str) -> ArrayBase:
     a = unary(x, _ALL, "all", func)
     axes = engine_axis(a.ndim, axis, keepdims, func)
     return call(getattr(namespace_of(a), func), a, axis=axes, keepdims=keepdims)
@@ -59,7 +49,7 @@ def all(
     >>> xp.all(xp.asarray([[1, 0], [2, 3]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    return _truth_reduce(x, axis, keepdims, "all", _HOST_ALL)
+    return _truth_reduce(x, axis, keepdims, "all")
 
 
 def any(
@@ -86,7 +76,7 @@ def any(
     >>> xp.any(xp.asarray([[0.0, 0.0], [0.0, -1.5]]), axis=1)
     dlarray.asarray([False, True], dtype=dlarray.bool)
     """
-    return _truth_reduce(x, axis, keepdims, "any", _HOST_ANY)
+    return _truth_reduce(x, axis, keepdims, "any")
 
 
 def _check_edge(edge: Any, x: ArrayBase, axis: int, label: str) -> None:

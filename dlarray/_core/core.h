@@ -432,8 +432,6 @@ PyObject *dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t na
                           PyObject *kwnames);
 /* An engine result as a DLArray that keeps it as its engine view. */
 PyObject *dla_engine_adopt(PyObject *module, PyObject *result);
-PyObject *dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-PyObject *dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* HostEngine.promotions ({(DType, DType): DType}) as rows: table[a][b] is
  * the promoted dtype's row + 1 (0: none); -1 with TypeError or ValueError. */
 int dla_read_promotions(PyObject *promotions, uint8_t table[64][64]);
@@ -445,11 +443,10 @@ void dla_register_scalar_kernels(PyObject *type, PyObject *joins,
 /* kernel(engine views of xs) as a DLArray when the n (1 or 2) arguments
  * need no rule applied; None (a new reference) when they do; NULL with an
  * exception when the kernel raised.  The allowed dtypes: `allowed_rows`, a
- * mask over the dtype table's rows (dla_allowed_rows), or when it is 0 the
- * frozenset `allowed`.  `scalars`: one of two arguments may be a Python
- * scalar that joins the other's dtype. */
-PyObject *dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
-                          PyObject *const *xs, Py_ssize_t n, bool scalars);
+ * mask over the dtype table's rows (dla_allowed_rows).  `scalars`: one of
+ * two arguments may be a Python scalar that joins the other's dtype. */
+PyObject *dla_engine_fast(PyObject *kernel, uint64_t allowed_rows, PyObject *const *xs,
+                          Py_ssize_t n, bool scalars);
 /* The rows of the dtype table whose DType objects are in the set `allowed`,
  * as a mask; 0 with an exception set when there are none or on error. */
 uint64_t dla_allowed_rows(PyObject *allowed);

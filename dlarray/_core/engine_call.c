@@ -230,7 +230,7 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
 
 /* ---- the common case of an elementwise function, in one call ----
  *
- * dla_engine_fast(kernel, allowed, xs, n, scalars) computes kernel(views...)
+ * dla_engine_fast(kernel, allowed_rows, xs, n, scalars) computes kernel(views...)
  * when the arguments need no rule applied: every argument is a DLArray
  * whose engine view is an array of the host engine's type, all of one
  * dtype in the set `allowed` and on one device -- or, for two arguments
@@ -240,9 +240,9 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
  * register_scalar_kernels).  Otherwise it returns None and the caller takes
  * its general path (other promotions, other scalars, errors, making views).
  * The rules stay in Python, which hands their data over once; this only
- * recognises the cases where they have nothing to do.  engine_unary and
- * engine_binary are its Python entries, the operators (operators.c) its C
- * ones. */
+ * recognises the cases where they have nothing to do.  Its callers are the
+ * namespace functions (fast_function.c) and the operators (operators.c), whose
+ * kernels and dtypes Python declares in dlarray/_engine/host_fast_path.py. */
 
 /* The promoted dtype's row + 1 for two dtype rows (0: no promotion the fast
  * path makes), from HostEngine.promotions; written once, at import. */
@@ -428,8 +428,8 @@ promoted_result(PyObject *array, int promoted)
 }
 
 PyObject *
-dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
-                PyObject *const *xs, Py_ssize_t n, bool scalars)
+dla_engine_fast(PyObject *kernel, uint64_t allowed_rows, PyObject *const *xs, Py_ssize_t n,
+                bool scalars)
 {
     DLAArrayObject *first = NULL;
     Py_ssize_t scalar_at = -1;
@@ -457,22 +457,21 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
     if (first == NULL) {
         Py_RETURN_NONE;
     }
-    /* Whether the dtype is allowed: a bit of allowed_rows (a mask over
-     * the dtype table's rows) where the caller has one, else the set. */
+    /* Whether the dtype is allowed: a bit of allowed_rows, a mask over the
+     * dtype table's rows. */
     int ok, row = dla_dtype_row(first->dtype);
     if (row < 0) {
         Py_RETURN_NONE; /* not a dtype of the table: the general path says why */
     }
-    PyObject *dtype = PyTuple_GET_ITEM(dla_state.dtype_objects, row);
-    ok = allowed_rows != 0 ? (int)((allowed_rows >> row) & 1) : PySet_Contains(allowed, dtype);
+    ok = (int)((allowed_rows >> row) & 1);
     if (ok > 0 && scalar_at >= 0) {
-        ok = takes_scalar(kernel, xs[scalar_at], dtype);
+        ok = takes_scalar(kernel, xs[scalar_at], PyTuple_GET_ITEM(dla_state.dtype_objects, row));
     }
     if (ok > 0 && promoted >= 0) {
         /* Both dtypes and the result allowed (the general path checks the
          * operands, and the promoted dtype of two allowed ones is allowed),
          * and a kernel that promotes as register_scalar_kernels says. */
-        ok = allowed_rows != 0 && ((allowed_rows >> other_row) & 1) &&
+        ok = ((allowed_rows >> other_row) & 1) &&
              ((allowed_rows >> promoted) & 1) && dla_state.engine_scalar_kernel_type != NULL &&
              PyObject_TypeCheck(kernel, dla_state.engine_scalar_kernel_type);
     }
@@ -517,24 +516,4 @@ dla_engine_fast(PyObject *kernel, PyObject *allowed, uint64_t allowed_rows,
         Py_RETURN_NONE;
     }
     return array;
-}
-
-PyObject *
-dla_engine_unary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3 || dla_state.engine_array_type == NULL) {
-        PyErr_SetString(PyExc_TypeError, "engine_unary(kernel, allowed, x)");
-        return NULL;
-    }
-    return dla_engine_fast(args[0], args[1], 0, args + 2, 1, false);
-}
-
-PyObject *
-dla_engine_binary(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 4 || dla_state.engine_array_type == NULL) {
-        PyErr_SetString(PyExc_TypeError, "engine_binary(kernel, allowed, x1, x2)");
-        return NULL;
-    }
-    return dla_engine_fast(args[0], args[1], 0, args + 2, 2, true);
 }

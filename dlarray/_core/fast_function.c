@@ -2,8 +2,10 @@
  * fast_function.c -- namespace functions whose common case runs in C.
  *
  * dlarray.add(x, y) on two small arrays spends as long getting into a
- * Python function as NumPy spends computing.  So the elementwise functions
- * are objects of this type: calling one tries engine_call.c's fast path
+ * Python function as NumPy spends computing.  So the namespace functions
+ * that dlarray/_engine/host_fast_path.py lists (the elementwise functions,
+ * matmul, the reductions over every axis) are published as objects of this
+ * type: calling one with its positional arguments alone tries engine_call.c's fast path
  * (dla_engine_fast: arrays of one allowed dtype on one device, or an array
  * and a Python scalar that joins its dtype) and otherwise calls the Python
  * function it wraps, which applies the standard's rules and raises its
@@ -33,7 +35,7 @@ fast_function_vectorcall(PyObject *self_obj, PyObject *const *args, size_t nargs
     FastFunctionObject *self = (FastFunctionObject *)self_obj;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs == self->nargs && kwnames == NULL) {
-        PyObject *result = dla_engine_fast(self->kernel, self->allowed, self->allowed_rows, args,
+        PyObject *result = dla_engine_fast(self->kernel, self->allowed_rows, args,
                                            nargs, nargs == 2);
         if (result != Py_None) {
             return result; /* the array, or NULL with the kernel's error */

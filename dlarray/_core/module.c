@@ -144,7 +144,7 @@ valid_engine(PyObject *engine)
  *   _memory: the memory families as one object (see dla_state.memory);
  *   _operator_kernels: {operator's function name: (kernel, allowed DTypes)},
  *       the operators' fast paths (operators.c);
- *   _host_engine: None, or a routing.HostEngine, read by position: (array
+ *   _host_engine: None, or a host_fast_path.HostEngine, read by position: (array
  *       type, error-state ContextVar or None, its quiet value, wrap,
  *       engine_view, scalar kernel type, scalar joins, promotions): the
  *       host engine the fast paths call (engine_call.c).
@@ -180,7 +180,7 @@ register_array_type(PyObject *module, PyObject *cls)
     if (engine != Py_None && !valid_engine(engine)) {
         PyErr_SetString(PyExc_TypeError,
                         "register_array_type: _host_engine must be None or a "
-                        "routing.HostEngine: (array type, ContextVar or None, quiet value, "
+                        "host_fast_path.HostEngine: (array type, ContextVar or None, quiet value, "
                         "wrap, engine_view, scalar kernel type, dict of scalar joins, dict "
                         "of promotions)");
         goto done;
@@ -343,10 +343,6 @@ static PyMethodDef module_methods[] = {
      "common case runs in C."},
     {"engine_call", (PyCFunction)(void (*)(void))dla_engine_call, METH_FASTCALL | METH_KEYWORDS,
      "engine_call(kernel, *args, **kwargs) -> the kernel's result as a DLArray."},
-    {"engine_unary", (PyCFunction)(void (*)(void))dla_engine_unary, METH_FASTCALL,
-     "engine_unary(kernel, allowed, x) -> DLArray, or None for the general path."},
-    {"engine_binary", (PyCFunction)(void (*)(void))dla_engine_binary, METH_FASTCALL,
-     "engine_binary(kernel, allowed, x1, x2) -> DLArray, or None for the general path."},
     {"dtype_table", dtype_table, METH_NOARGS,
      "dtype_table() -> tuple of (name, code, bits, kind), one row per dtype."},
     {NULL},

@@ -136,7 +136,7 @@ operate(Operator op, PyObject *left, PyObject *right)
     }
     if (e->kernel != NULL) {
         PyObject *operands[2] = {left, right};
-        PyObject *result = dla_engine_fast(e->kernel, e->allowed, e->allowed_rows, operands, 2,
+        PyObject *result = dla_engine_fast(e->kernel, e->allowed_rows, operands, 2,
                                            op != OP_MATMUL);
         if (result != Py_None) {
             return result; /* the array, or NULL with the error */

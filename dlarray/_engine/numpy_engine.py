@@ -206,7 +206,7 @@ def _promotions() -> dict[tuple[DType, DType], DType]:
     return found
 
 
-#: For the C core's fast path (routing.HostEngine): NumPy's ufuncs take a
+#: For the C core's fast path (host_fast_path.HostEngine): NumPy's ufuncs take a
 #: Python scalar next to an array of the dtypes listed for its type and
 #: compute in the array's dtype (NEP 50's "weak" scalars), which is the
 #: standard's rule.  An int next to an integer array is left out: it may not

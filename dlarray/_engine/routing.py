@@ -18,15 +18,13 @@ standard namespace the chapters compute through
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 import dlarray._core as _core
 from dlarray._core import ArrayBase
 from dlarray._device import KINDS
-from dlarray._dtypes import DType
 from dlarray._engine import (
     cupy_engine,
     host_view_engine,
@@ -53,16 +51,6 @@ if HOST_ENGINE not in _HOST_VIEWERS:
 _HOST_IS_NUMPY = HOST_ENGINE == "numpy"
 _ndarray = np.ndarray
 
-
-class _NoFastPath:
-    """The array type the C fast paths take when the host engine is not
-    NumPy: a type no engine array has, so every call takes the chapters'
-    general path, through the engine's namespace."""
-
-
-#: The engine array type the C core's fast paths serve (its kernels are
-#: NumPy's ufuncs), registered in dlarray/__init__.py.
-FAST_PATH_ARRAY_TYPE: type = np.ndarray if _HOST_IS_NUMPY else _NoFastPath
 
 # engine name (the table's column) -> the function that views a DLArray.
 _VIEWERS = {
@@ -194,42 +182,3 @@ def write(target: Any, key: Any, value: Any) -> None:
         target[key] = value
     else:
         writer(target, key, value)
-
-
-class HostEngine(NamedTuple):
-    """The host engine as the C core's fast paths call it
-    (``DLArray._host_engine``, read once, field by field in this order, by
-    ``_core.register_array_type``)."""
-
-    #: The engine's array type: the fast paths take arrays viewed as it.
-    array_type: type
-    #: NumPy's error-state context variable, and its value with every error quiet.
-    error_state: Any
-    quiet: Any
-    #: :func:`wrap` and :func:`engine_view`.
-    wrap: Callable[[Any], ArrayBase]
-    engine_view: Callable[[ArrayBase], Any]
-    #: The kernels' type (numpy.ufunc) that take Python scalars ...
-    scalar_kernel_type: type
-    #: ... {scalar type: the dtypes it joins unchanged} ...
-    scalar_joins: dict[type, frozenset[DType]]
-    #: ... and two arrays of two dtypes: {(dtype, dtype): their promoted dtype}.
-    promotions: dict[tuple[DType, DType], DType]
-
-
-#: None where NumPy's error state cannot be reached from C: then every call
-#: takes the Python path.
-FAST_PATH_ENGINE: HostEngine | None = (
-    None
-    if numpy_engine.ERROR_STATE is None
-    else HostEngine(
-        array_type=FAST_PATH_ARRAY_TYPE,
-        error_state=numpy_engine.ERROR_STATE[0],
-        quiet=numpy_engine.ERROR_STATE[1],
-        wrap=wrap,
-        engine_view=engine_view,
-        scalar_kernel_type=numpy_engine.SCALAR_KERNEL_TYPE,
-        scalar_joins=numpy_engine.SCALARS_JOINING,
-        promotions=numpy_engine.PROMOTIONS,
-    )
-)

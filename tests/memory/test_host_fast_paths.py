@@ -32,10 +32,10 @@ import pytest
 import dlarray as xp
 from dlarray import _core
 from dlarray._core import engine_call
-from dlarray._engine import routing
+from dlarray._engine import host_fast_path, routing
 
 HOST_ENGINE = pytest.mark.skipif(
-    routing.FAST_PATH_ARRAY_TYPE is not np.ndarray,
+    host_fast_path.ARRAY_TYPE is not np.ndarray,
     reason="the host engine is not NumPy (DLARRAY_HOST_ENGINE names another): no fast path",
 )
 
@@ -449,13 +449,14 @@ def test_register_array_type_checks_the_whole_class_before_keeping_anything():
         _core.register_array_type(BadEngine)
 
     class ShortEngine(xp.DLArray):  # the HostEngine of before promotions
-        _host_engine = tuple(routing.FAST_PATH_ENGINE or ())[:7] or (None,)
+        _host_engine = tuple(host_fast_path.ENGINE or ())[:7] or (None,)
 
-    with pytest.raises(TypeError, match=r"_host_engine must be None or a routing\.HostEngine"):
+    refusal = r"_host_engine must be None or a host_fast_path\.HostEngine"
+    with pytest.raises(TypeError, match=refusal):
         _core.register_array_type(ShortEngine)
 
     class BadPromotion(xp.DLArray):
-        _host_engine = (routing.FAST_PATH_ENGINE or routing.HostEngine(
+        _host_engine = (host_fast_path.ENGINE or host_fast_path.HostEngine(
             np.ndarray, None, None, len, len, np.ufunc, {}, {}))._replace(
             promotions={(xp.int8, "int16"): xp.int16})  # fmt: skip
 

@@ -620,6 +620,11 @@ def check_like_numpy(func: str, values: np.ndarray, got: Any) -> list[str]:
 
 # ---- a whole reduction ----
 
+#: The reductions whose call with the array alone the C fast path computes
+#: (dlarray/_engine/host_fast_path.py's CASES), while a call with keywords
+#: reaches the chapter's function: the two must agree to the bit.
+FAST_WHEN_ALONE = frozenset({"sum", "prod", "max", "min", "argmax", "argmin", "all", "any"})
+
 
 def reduce_with(
     func: str,
@@ -661,6 +666,10 @@ def check_reduction(
     got = np.asarray(result)
     out_dtype = result_dtype(func, dtype) if dtype_argument is None else dtype
     problems = []
+    if axis is None and not keepdims and dtype_argument is None and func in FAST_WHEN_ALONE:
+        alone = getattr(xp, func)(a)
+        if alone.dtype != result.dtype or np.asarray(alone).tobytes() != got.tobytes():
+            problems.append(f"{func}(x) gives {alone!r}, {func}(x, axis=None) gives {result!r}")
     if str(result.dtype) != f"dlarray.{out_dtype}" and result.dtype.name != out_dtype:
         problems.append(f"{func}: result dtype {result.dtype}, expected {out_dtype}")
     ndim = values.ndim

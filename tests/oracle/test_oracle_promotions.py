@@ -19,20 +19,22 @@ import pytest
 from oracle_support import equal_ieee, specials
 
 import dlarray as xp
-from dlarray._api.elementwise import KERNELS
-from dlarray._engine import routing
-from dlarray._rules import promotion
+from dlarray._engine import host_fast_path
+from dlarray._rules import BINARY_INPUTS, promotion
 
 HOST_ENGINE = pytest.mark.skipif(
-    routing.FAST_PATH_ENGINE is None or routing.FAST_PATH_ARRAY_TYPE is not np.ndarray,
+    host_fast_path.ENGINE is None or host_fast_path.ARRAY_TYPE is not np.ndarray,
     reason="the host engine is not NumPy, or its error state is out of C's reach: no fast path",
 )
 pytestmark = HOST_ENGINE
 
-PROMOTIONS = routing.FAST_PATH_ENGINE.promotions if routing.FAST_PATH_ENGINE else {}
+PROMOTIONS = host_fast_path.ENGINE.promotions if host_fast_path.ENGINE else {}
 #: The binary functions whose kernel the fast path may run on promoted
 #: operands (NumPy ufuncs), with matmul, and their operators.
-FUNCTIONS = sorted(n for n, (kernel, _) in KERNELS.items() if isinstance(kernel, np.ufunc))
+FUNCTIONS = sorted(
+    n for n, case in host_fast_path.CASES.items()
+    if n in BINARY_INPUTS and isinstance(case.kernel, np.ufunc)
+)  # fmt: skip
 OPERATORS = {
     "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
     "divide": operator.truediv, "remainder": operator.mod, "pow": operator.pow,
@@ -44,7 +46,7 @@ OPERATORS = {
 
 
 def pairs_of(name: str) -> list[tuple[str, str]]:
-    _, allowed = KERNELS[name]
+    allowed = host_fast_path.CASES[name].allowed
     return sorted((a.name, b.name) for a, b in PROMOTIONS if a in allowed and b in allowed)
 
 
