@@ -572,7 +572,11 @@ def _ufunc_reduce(ufunc: Any, inputs: Any, kwargs: dict[str, Any]) -> Any:
     keepdims = bool(kwargs.pop("keepdims", False))
     if _any_own(dtype, axis) or not _at_defaults(kwargs, _REDUCE_DEFAULTS):
         return NUMPYS_OWN
-    options: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+    # The array alone where the keywords are the defaults: that call is the
+    # one the host fast path computes (dlarray/_engine/host_fast_path.py).
+    options: dict[str, Any] = (
+        {} if axis is None and not keepdims else {"axis": axis, "keepdims": keepdims}
+    )
     if dtype is not None:
         if reduction not in ("sum", "prod") or not _accumulates(x.dtype, dtype):
             return NUMPYS_OWN
@@ -679,7 +683,10 @@ def _reduction(name: str, numpy_func: Any, domain: str, *keywords: str) -> Runne
         correction = _correction(arguments) if "ddof" in keywords else {}
         if _any_own(axis, dtype, correction):
             return NUMPYS_OWN
-        options = {"axis": axis, **_keepdims(arguments), **correction}
+        # Without axis=None, numpy.sum(x) is dlarray.sum(x): the call the host
+        # fast path computes.
+        options = {**({} if axis is None else {"axis": axis}), **_keepdims(arguments)}
+        options.update(correction)
         if dtype is not None:
             if not _accumulates(x.dtype, dtype):
                 return NUMPYS_OWN

@@ -54,8 +54,9 @@ for _chapter in CHAPTERS:
     for _name in _chapter.__all__:
         _function = getattr(_chapter, _name)
         if _name in host_fast_path.CASES:
-            # Published as dlarray.<name>, and pickled by that name: the
-            # object pickle finds there is this one, the fast path in front.
-            _function.__module__ = "dlarray"
             _function = host_fast_path.accelerated(_name, _function)
+            # The chapter's attribute is the published object too, so that
+            # pickle (which finds a function by its module and name) and
+            # `from dlarray._api.statistical import sum` meet dlarray.sum.
+            setattr(_chapter, _name, _function)
         NAMESPACE[_name] = _function

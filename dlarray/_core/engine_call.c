@@ -228,7 +228,7 @@ dla_engine_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObj
     return array;
 }
 
-/* ---- the common case of an elementwise function, in one call ----
+/* ---- the common case of a namespace function or an operator, in one call ----
  *
  * dla_engine_fast(kernel, allowed_rows, xs, n, scalars) computes kernel(views...)
  * when the arguments need no rule applied: every argument is a DLArray

@@ -18,6 +18,7 @@ Python side it falls back to.
 from __future__ import annotations
 
 import inspect
+import math
 import operator
 import pickle
 import sys
@@ -402,6 +403,41 @@ def test_a_fast_function_reads_as_the_python_function_it_wraps():
     assert repr(add) == repr(general)
     assert pickle.loads(pickle.dumps(add)) is add
     assert sys.modules[add.__module__].add is add
+
+
+@pytest.mark.parametrize("name", sorted(host_fast_path.CASES))
+def test_every_accelerated_function_is_where_pickle_and_imports_find_it(name: str) -> None:
+    function = getattr(xp, name)
+    assert type(function) is type(xp.add)  # the fast path in front
+    assert function.__module__.startswith("dlarray._api.")  # the chapter's, for its source
+    assert getattr(sys.modules[function.__module__], name) is function
+    assert pickle.loads(pickle.dumps(function)) is function
+
+
+WHOLE_ARRAY_REDUCTIONS = ["sum", "prod", "max", "min", "argmax", "argmin", "all", "any"]
+
+
+def _outcome(call: Any) -> Any:
+    try:
+        result = call()
+    except Exception as exc:  # compared between the two calls
+        return type(exc), str(exc)
+    return result.dtype, result.shape, np.asarray(result).tobytes()
+
+
+@pytest.mark.parametrize("name", WHOLE_ARRAY_REDUCTIONS)
+@pytest.mark.parametrize("shape", [(), (0,), (3, 0), (2, 3)])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint64", "float32", "complex128"])
+def test_a_reduction_of_the_array_alone_is_its_call_with_default_keywords(
+    name: str, shape: tuple[int, ...], dtype: str
+) -> None:
+    # The call with the array alone is the host fast path's, the one with
+    # keywords the chapter's: empty and 0-d arrays included, they agree.
+    x = xp.asarray(np.arange(math.prod(shape)).reshape(shape).astype(dtype))
+    function = getattr(xp, name)
+    alone = _outcome(lambda: function(x))
+    assert alone == _outcome(lambda: function(x, axis=None, keepdims=False))
+    assert alone == _outcome(lambda: function.__wrapped__(x))
 
 
 def test_a_fast_function_refuses_bad_calls_as_the_python_function_does():
