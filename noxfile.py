@@ -43,6 +43,7 @@ import sys
 import tarfile
 import tomllib
 import zipfile
+from collections.abc import Sequence
 
 import nox
 
@@ -79,6 +80,14 @@ SUPPORTED_PYTHONS = [
     for c in PYPROJECT["project"]["classifiers"]
     if c.startswith("Programming Language :: Python :: 3.")
 ]
+#: The Pythons that run the tests marked `tooling` (the command-line tools'
+#: child processes, time limits and builds: about 40% of a suite run's CPU
+#: time, in code that does not change with the Python between them): the
+#: oldest and the newest.  tests_python on the others, and free_threaded,
+#: leave them out (``-m "not tooling"``); tests, tests_oldest and sanitize
+#: run them.
+TOOLING_PYTHONS = (SUPPORTED_PYTHONS[0], SUPPORTED_PYTHONS[-1])
+NOT_TOOLING = ("-m", "not tooling")
 #: The oldest NumPy dlarray supports (SPEC 0: a core package for two years
 #: after its release), the floor of pyproject.toml's dependency.
 OLDEST_NUMPY = next(
@@ -116,9 +125,10 @@ def tests_python(session: nox.Session) -> None:
     """The test suite on one supported Python with the newest NumPy and
     ml_dtypes for it: ``nox -s tests_python-3.14``.  On the project's
     machines 3.14 and 3.15 are Debian's builds in ../shared, and pyenv has
-    3.12 and 3.13: ``eval "$(.ci/pythons)"`` puts them on PATH."""
+    3.12 and 3.13: ``eval "$(.ci/pythons)"`` puts them on PATH.  The tests marked
+    `tooling` run on the oldest and newest of them only (TOOLING_PYTHONS)."""
     session.install(".", *TEST_DEPS, HYPOTHESIS)
-    _run_pytest(session)
+    _run_pytest(session, options=() if session.python in TOOLING_PYTHONS else NOT_TOOLING)
 
 
 @nox.session(python=SUPPORTED_PYTHONS[0])
@@ -147,9 +157,10 @@ CUDA_PACKAGE_TESTS = ("memory", "protocols", "package/test_install_hints.py",
                       "package/test_main.py")  # fmt: skip
 
 
-def _run_pytest(session: nox.Session, *tests: str) -> None:
+def _run_pytest(session: nox.Session, *tests: str, options: Sequence[str] = ()) -> None:
     """pytest over ``tests`` (paths below tests/; default: the whole suite
-    and the installed package's doctests), from outside the tree."""
+    and the installed package's doctests), from outside the tree, with
+    pytest's ``options``."""
     where = [str(ROOT / "tests" / t) for t in tests] or [
         str(ROOT / "tests"), "--doctest-modules", "--pyargs", "dlarray",
     ]  # fmt: skip
@@ -165,6 +176,7 @@ def _run_pytest(session: nox.Session, *tests: str) -> None:
             "--rootdir",
             str(ROOT),
             *PARALLEL,
+            *options,
             *session.posargs,
         )
 
@@ -812,8 +824,8 @@ def free_threaded(session: nox.Session) -> None:
         pytest = [*ft_python, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(ROOT)]
         session.run(
             *pytest, str(ROOT / "tests"), "--ignore", str(ROOT / "tests" / "threads"),
-            "--ignore", str(ROOT / "tests" / "fuzz"), "-W", GIL_BACK_ON, *PARALLEL,
-            external=True,
+            "--ignore", str(ROOT / "tests" / "fuzz"), "-W", GIL_BACK_ON, *NOT_TOOLING,
+            *PARALLEL, external=True,
         )  # fmt: skip
         session.run(
             *pytest, str(ROOT / "tests" / "threads"),

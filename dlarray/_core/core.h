@@ -572,6 +572,23 @@ PyObject *dla_capi_capsule(void);
  * `format` (a tuple format): a new reference, or NULL with an exception
  * (RuntimeError before dlarray registered its array class). */
 PyObject *dla_call_memory(PyObject *name, const char *format, ...);
+/* DLPack's capsule names, one copy each: "dltensor_versioned" and, once a
+ * consumer took it, "used_dltensor_versioned"; "dltensor" and
+ * "used_dltensor" before DLPack 1.0.  Every exchange compares one of them
+ * with strcmp (PyCapsule_GetPointer, a producer's capsule destructor), and
+ * glibc's vectorised strcmp takes a slower road for a string near the end
+ * of a memory page; so they are aligned to DLA_NAME_ALIGNMENT, which keeps
+ * them away from one wherever the linker puts them. */
+#define DLA_NAME_ALIGNMENT 256
+#if defined(_MSC_VER)
+#define DLA_ALIGNED_NAME __declspec(align(DLA_NAME_ALIGNMENT)) const char
+#else
+#define DLA_ALIGNED_NAME const char __attribute__((aligned(DLA_NAME_ALIGNMENT)))
+#endif
+extern DLA_ALIGNED_NAME DLA_VERSIONED_NAME[];
+extern DLA_ALIGNED_NAME DLA_USED_VERSIONED_NAME[];
+extern DLA_ALIGNED_NAME DLA_LEGACY_NAME[];
+extern DLA_ALIGNED_NAME DLA_USED_LEGACY_NAME[];
 
 /* ---- state.c: the module state ----
  *

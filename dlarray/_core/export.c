@@ -110,10 +110,6 @@ legacy_deleter(DLManagedTensor *self)
 
 /* ---- capsule destructors ---- */
 
-/* The capsule names, one string each: the destructor compares addresses. */
-static const char VERSIONED_NAME[] = "dltensor_versioned";
-static const char LEGACY_NAME[] = "dltensor";
-
 /* Runs when the capsule object dies.  A consumer renames the capsules it takes
  * ("used_..."); only a capsule nobody took still owns its tensor.  Our own
  * name is recognised by its address first, so an unconsumed capsule costs no
@@ -146,13 +142,13 @@ destroy_capsule(PyObject *capsule, const char *name, bool versioned)
 static void
 destroy_versioned_capsule(PyObject *capsule)
 {
-    destroy_capsule(capsule, VERSIONED_NAME, true);
+    destroy_capsule(capsule, DLA_VERSIONED_NAME, true);
 }
 
 static void
 destroy_legacy_capsule(PyObject *capsule)
 {
-    destroy_capsule(capsule, LEGACY_NAME, false);
+    destroy_capsule(capsule, DLA_LEGACY_NAME, false);
 }
 
 typedef struct {
@@ -162,8 +158,9 @@ typedef struct {
 } CapsuleKind;
 
 static const CapsuleKind VERSIONED = {
-    VERSIONED_NAME, sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
-static const CapsuleKind LEGACY = {LEGACY_NAME, sizeof(DLManagedTensor), destroy_legacy_capsule};
+    DLA_VERSIONED_NAME, sizeof(DLManagedTensorVersioned), destroy_versioned_capsule};
+static const CapsuleKind LEGACY = {DLA_LEGACY_NAME, sizeof(DLManagedTensor),
+                                   destroy_legacy_capsule};
 
 /* Devices whose data pointers are plain addresses (the device table's
  * plain_addresses).  For these the export folds byte_offset into data:

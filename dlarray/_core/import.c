@@ -504,7 +504,7 @@ dla_capsule_tensor(PyObject *capsule, bool *versioned)
     /* The common case first, with one name comparison: the one inside
      * PyCapsule_GetPointer.  A capsule of another name makes it raise,
      * and the error is dropped for the checks below. */
-    void *versioned_tensor = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    void *versioned_tensor = PyCapsule_GetPointer(capsule, DLA_VERSIONED_NAME);
     if (versioned_tensor != NULL) {
         *versioned = true;
         return versioned_tensor;
@@ -514,7 +514,7 @@ dla_capsule_tensor(PyObject *capsule, bool *versioned)
     if (name == NULL && PyErr_Occurred()) {
         return NULL;
     }
-    if (name != NULL && strcmp(name, "dltensor") == 0) {
+    if (name != NULL && strcmp(name, DLA_LEGACY_NAME) == 0) {
         *versioned = false;
         return PyCapsule_GetPointer(capsule, name);
     }
@@ -541,7 +541,7 @@ dla_capsule_claim(PyObject *capsule, bool *versioned, const char **name)
     *name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
     managed = dla_capsule_tensor(capsule, versioned);
     if (managed != NULL &&
-        PyCapsule_SetName(capsule, *versioned ? "used_dltensor_versioned" : "used_dltensor") < 0) {
+        PyCapsule_SetName(capsule, *versioned ? DLA_USED_VERSIONED_NAME : DLA_USED_LEGACY_NAME) < 0) {
         managed = NULL;
     }
     Py_END_CRITICAL_SECTION();

@@ -32,6 +32,11 @@ from kit_runner import (
 from dlarray._kit import read_known_deviations
 from dlarray._probe import CASES
 
+# The command-line tools' process orchestration (child processes, time
+# limits, builds): CI runs it on the oldest and newest Python only
+# (pyproject.toml's `tooling` marker; noxfile.py's TOOLING_PYTHONS).
+pytestmark = pytest.mark.tooling
+
 GUIDE = HERE.parents[1] / "docs" / "guide" / "test-your-dlpack.md"
 
 
@@ -136,7 +141,7 @@ def test_known_deviations_expected_and_fixed(tmp_path: pathlib.Path) -> None:
     [
         ('[deviations]\nbyte_ofset_1d = "x"\n', "did you mean byte_offset_1d"),
         ('[deviations]\nversioned = ""\n', "versioned needs a reason or an issue link"),
-        ('[deviations]\nversioned = 1\n', "versioned needs a reason or an issue link"),
+        ("[deviations]\nversioned = 1\n", "versioned needs a reason or an issue link"),
         ('versioned = "x"\n', "has no [deviations] table"),
         ("[deviations\n", "is not TOML"),
     ],

@@ -30,7 +30,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOT_INHERITED = {"CFLAGS", "LDFLAGS", "CC", "LDSHARED", "LD_PRELOAD"}
 FALLBACK = "cannot link with -flto; building dlarray's core without it"
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="MSVC builds take no -flto here")
+# The command-line tools' process orchestration (child processes, time
+# limits, builds): CI runs it on the oldest and newest Python only
+# (pyproject.toml's `tooling` marker; noxfile.py's TOOLING_PYTHONS).
+pytestmark = [
+    pytest.mark.tooling,
+    pytest.mark.skipif(sys.platform == "win32", reason="MSVC builds take no -flto here"),
+]
 
 
 @functools.cache

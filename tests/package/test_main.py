@@ -28,6 +28,11 @@ from dlarray import __main__ as cli
 from dlarray import _probe
 from dlarray._cuda.runtime import CUDAUnavailableError
 
+# The command-line tools' process orchestration (child processes, time
+# limits, builds): CI runs it on the oldest and newest Python only
+# (pyproject.toml's `tooling` marker; noxfile.py's TOOLING_PYTHONS).
+pytestmark = pytest.mark.tooling
+
 REPO = Path(__file__).resolve().parents[2]
 KINDS = ("cpu", "cuda", "cuda_managed", "cuda_host", "sycl", "sycl_shared", "sycl_host")
 

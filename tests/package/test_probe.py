@@ -35,6 +35,11 @@ from dlarray._peers import (
 from dlarray._probe import CASES
 from dlarray._probe_cases import ALIGNMENT, ML_DTYPES_HOLDS, ToyArray, homed, load_ml_dtypes
 
+# The command-line tools' process orchestration (child processes, time
+# limits, builds): CI runs it on the oldest and newest Python only
+# (pyproject.toml's `tooling` marker; noxfile.py's TOOLING_PYTHONS).
+pytestmark = pytest.mark.tooling
+
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = json.loads((REPO / "docs" / "_data" / "probe.json").read_text())
 VERDICTS = {"ok", "deviation", "not supported", "needs package"}
@@ -375,4 +380,3 @@ def test_homed_memory_starts_where_asked(past: int, size: int) -> None:
     assert toy.memory.ctypes.data % ALIGNMENT == 0
     assert toy.elsewhere(past).memory.ctypes.data % ALIGNMENT == past
     assert toy.elsewhere(past).fields == toy.fields
-
