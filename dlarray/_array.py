@@ -152,7 +152,6 @@ def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
     check_writable(x, f"in-place {name}")
     if name == "matmul":
         return _assign(name, x, NAMESPACE[name](x, other))
-    category = BINARY_INPUTS[name]
     allowed = _OPERANDS[name]
     dtype = x.dtype
     if name == "divide" and dtype in _INTEGER:
@@ -165,7 +164,7 @@ def _in_place(name: str, x: ArrayBase, other: Any) -> ArrayBase:
             common_device((x, other), name)
         a1, a2 = engine_view(x), engine_view(other)
     else:
-        a1, a2, result_dtype = binary(x, other, allowed, category, name)
+        a1, a2, result_dtype = binary(x, other, allowed, BINARY_INPUTS[name], name)
         if result_dtype is not dtype:
             raise _dtype_change(name, x, result_dtype)
     other_shape = a2.shape

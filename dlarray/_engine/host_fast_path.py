@@ -174,11 +174,8 @@ OPERATOR_KERNELS: dict[str, tuple[Callable[..., Any], frozenset[DType]]] = {
 
 
 def accelerated(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` (the chapter's ``name``) with its fast path in front: a
-    ``_core.fast_function`` whose ``__wrapped__`` is ``function`` and whose
-    name, docstring and signature are its.  Functions without a case come
-    back as they are."""
-    case = CASES.get(name)
-    if case is None:
-        return function
+    """``function`` (the chapter's ``name``, one of :data:`CASES`) with its
+    fast path in front: a ``_core.fast_function`` whose ``__wrapped__`` is
+    ``function`` and whose name, docstring and signature are its."""
+    case = CASES[name]
     return _core.fast_function(case.kernel, case.allowed, case.arity, function)
